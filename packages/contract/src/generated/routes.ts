@@ -7188,7 +7188,7 @@ export const getPromptsPromptIdEvaluationsEvaluationIdResultsRoute = createRoute
   tags: ['Evaluations'],
   summary: "List an evaluation run's results",
   description:
-    '200 with one page of per-row results, one per evaluated row. Results appear as rows finish, so this can be polled while the run is `running`; rows not reached by a cancelled or failed run have no result. Default order `createdAt:asc` (the order rows were evaluated); equal `createdAt` values are ordered by `id`, equal scores by `createdAt` then `id`. With `expand=row` each result carries the dataset row as it is now.',
+    '200 with one page of per-row results, one per evaluated row. Results appear as rows finish, so this can be polled while the run is `running`; rows not reached by a cancelled or failed run have no result. Default order `createdAt:desc` (newest first, like every list); equal `createdAt` values are ordered by `id`, equal scores by `createdAt` then `id`. With `expand=row` each result carries the dataset row as it is now.',
   operationId: 'listEvaluationResults',
   request: {
     params: z.object({ promptId: PromptIdParamsSchema, evaluationId: EvaluationIdParamsSchema }),
@@ -7218,18 +7218,19 @@ export const getPromptsPromptIdEvaluationsEvaluationIdResultsRoute = createRoute
         }),
       sort: z
         .enum(['createdAt:asc', 'createdAt:desc', 'score:asc', 'score:desc'])
-        .default('createdAt:asc')
+        .default('createdAt:desc')
         .exactOptional()
         .openapi({
           param: {
             name: 'sort',
             in: 'query',
             required: false,
-            description: 'Order of the results. Default `createdAt:asc`.',
+            description:
+              'Order of the results. Default `createdAt:desc`; `createdAt:asc` lists them in the order rows were evaluated.',
             schema: {
               type: 'string',
               enum: ['createdAt:asc', 'createdAt:desc', 'score:asc', 'score:desc'],
-              default: 'createdAt:asc',
+              default: 'createdAt:desc',
             },
             example: 'score:asc',
           },

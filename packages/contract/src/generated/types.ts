@@ -417,7 +417,7 @@ export type paths = {
         };
         /**
          * List an evaluation run's results
-         * @description 200 with one page of per-row results, one per evaluated row. Results appear as rows finish, so this can be polled while the run is `running`; rows not reached by a cancelled or failed run have no result. Default order `createdAt:asc` (the order rows were evaluated); equal `createdAt` values are ordered by `id`, equal scores by `createdAt` then `id`. With `expand=row` each result carries the dataset row as it is now.
+         * @description 200 with one page of per-row results, one per evaluated row. Results appear as rows finish, so this can be polled while the run is `running`; rows not reached by a cancelled or failed run have no result. Default order `createdAt:desc` (newest first, like every list); equal `createdAt` values are ordered by `id`, equal scores by `createdAt` then `id`. With `expand=row` each result carries the dataset row as it is now.
          */
         get: operations["listEvaluationResults"];
         put?: never;
@@ -6816,7 +6816,7 @@ export interface operations {
                  */
                 expand?: "row";
                 /**
-                 * @description Order of the results. Default `createdAt:asc`.
+                 * @description Order of the results. Default `createdAt:desc`; `createdAt:asc` lists them in the order rows were evaluated.
                  * @example score:asc
                  */
                 sort?: "createdAt:asc" | "createdAt:desc" | "score:asc" | "score:desc";
