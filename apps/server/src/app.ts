@@ -1,0 +1,68 @@
+/**
+ * The Pharos app, composed in one place. Middleware order: request id → access log → (for /v2) body limit →
+ * authentication → routes (role check, validation, handler) → one onError.
+ */
+import { existsSync, readFileSync } from "node:fs";
+import { OpenAPIHono } from "@hono/zod-openapi";
+import { openapiDocument } from "@pharos/contract";
+import { bodyLimit } from "hono/body-limit";
+import pino, { type Logger } from "pino";
+import { ApiError } from "./errors.ts";
+import { accessLog } from "./http/access-log.ts";
+import { authenticate } from "./http/authenticate.ts";
+import type { AppEnv } from "./http/env.ts";
+import { errorResponse, onError } from "./http/on-error.ts";
+import { requestId } from "./http/request-id.ts";
+import { validationHook } from "./http/validation-hook.ts";
+import { createIdGenerator } from "./ids.ts";
+import { routeDefinitions } from "./routes/index.ts";
+import { registerRoutes } from "./routes/register.ts";
+import { databaseSecret, type Store } from "./store/store.ts";
+
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface AppOptions {
+  store: Store;
+  now?: () => number;
+  logger?: Logger;
+  /** The built docs page (apps/docs/dist/index.html), served at /docs when present. */
+  docsHtmlPath?: string;
+}
+
+export async function createApp(options: AppOptions) {
+  const now = options.now ?? Date.now;
+  const logger = options.logger ?? pino({ level: "silent" });
+  const cursorSecret = await databaseSecret(options.store.db, "cursorSecret");
+
+  const app = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  app.use("*", requestId);
+  app.use("*", accessLog(logger));
+
+  app.get("/v2/openapi.json", (c) => c.json(openapiDocument));
+  app.get("/docs", (c) => {
+    const path = options.docsHtmlPath;
+    if (!path || !existsSync(path)) {
+      throw new ApiError("RESOURCE_NOT_FOUND", "The docs site is not built: run `pnpm docs:build`.");
+    }
+    return c.html(readFileSync(path, "utf8"));
+  });
+
+  const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+  api.use(
+    "*",
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError("PAYLOAD_TOO_LARGE", "Request body exceeds 32 MB.");
+      },
+    }),
+  );
+  api.use("*", authenticate({ store: options.store, now, newId: createIdGenerator(now), cursorSecret }));
+  registerRoutes(api, routeDefinitions);
+  app.route("/v2", api);
+
+  app.notFound((c) => errorResponse(c, new ApiError("RESOURCE_NOT_FOUND", "No such operation.")));
+  app.onError(onError);
+  api.onError(onError);
+  return app;
+}

@@ -1,0 +1,84 @@
+import type { OperationId } from "@pharos/contract";
+import type { Role } from "../store/schema.ts";
+
+/** Who is calling: the workspace of the API key, its role and the projects it is restricted to. */
+export interface Principal {
+  workspaceId: string;
+  keyId: string;
+  role: Role;
+  /** null: every project of the workspace. */
+  projectIds: readonly string[] | null;
+}
+
+/**
+ * What an operation needs. `workspace-write` changes workspace-level records and needs a full key that is not
+ * restricted to some projects.
+ */
+type Access = "read" | "write" | "ingest" | "deployment-read" | "workspace-write";
+
+const ACCESS = {
+  listProjects: "read",
+  createProject: "workspace-write",
+  getProject: "read",
+  updateProject: "write",
+  listDeploymentEnvironments: "read",
+  createDeploymentEnvironment: "write",
+  listPrompts: "read",
+  createPrompt: "write",
+  getPrompt: "read",
+  updatePrompt: "write",
+  deletePrompt: "write",
+  getPromptDraft: "read",
+  getDeployment: "deployment-read",
+  listDeployments: "read",
+  createDeployment: "write",
+  listEvaluators: "read",
+  createEvaluator: "write",
+  getEvaluator: "read",
+  updateEvaluator: "write",
+  deleteEvaluator: "write",
+  createEvaluation: "write",
+  listEvaluations: "read",
+  getEvaluation: "read",
+  cancelEvaluation: "write",
+  listEvaluationResults: "read",
+  listDatasets: "read",
+  createDataset: "write",
+  getDataset: "read",
+  updateDataset: "write",
+  deleteDataset: "write",
+  createDatasetColumns: "write",
+  updateDatasetColumn: "write",
+  deleteDatasetColumn: "write",
+  listDatasetRows: "read",
+  createDatasetRows: "write",
+  updateDatasetRow: "write",
+  deleteDatasetRow: "write",
+  createLogTrace: "ingest",
+  updateLogTrace: "ingest",
+  createLogSpan: "ingest",
+  searchLogTraces: "read",
+  searchLogSpans: "read",
+  listProviders: "read",
+  createProvider: "workspace-write",
+  getProvider: "read",
+  updateProvider: "workspace-write",
+  deleteProvider: "workspace-write",
+  listModels: "read",
+} as const satisfies Record<OperationId, Access>;
+
+const ROLE_GRANTS: Record<Role, readonly Access[]> = {
+  full: ["read", "write", "ingest", "deployment-read", "workspace-write"],
+  "read-only": ["read", "deployment-read"],
+  // What an application embeds: write its logs and read its deployed prompts.
+  "ingest-only": ["ingest", "deployment-read"],
+};
+
+export function mayPerform(principal: Principal, operationId: OperationId): boolean {
+  const access: Access = ACCESS[operationId];
+  if (!ROLE_GRANTS[principal.role].includes(access)) return false;
+  return access !== "workspace-write" || principal.projectIds === null;
+}
+
+export const mayAccessProject = (principal: Principal, projectId: string) =>
+  principal.projectIds === null || principal.projectIds.includes(projectId);

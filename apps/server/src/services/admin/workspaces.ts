@@ -1,0 +1,83 @@
+/**
+ * Administration of workspaces and API keys (CLI and first start). These run with the operator's authority,
+ * not an API key's, so they take the database directly.
+ */
+import type { Kysely } from "kysely";
+import { issueKey } from "../../auth/api-keys.ts";
+import type { IdGenerator } from "../../ids.ts";
+import type { Database, Role } from "../../store/schema.ts";
+import { toJson } from "../json.ts";
+
+export interface AdminContext {
+  db: Kysely<Database>;
+  now: () => number;
+  newId: IdGenerator;
+}
+
+export async function createWorkspace(ctx: AdminContext, name: string) {
+  const now = ctx.now();
+  const workspace = { id: ctx.newId("workspace"), name, createdAt: now, updatedAt: now };
+  await ctx.db.insertInto("workspaces").values(workspace).execute();
+  return workspace;
+}
+
+export async function createProjectForWorkspace(ctx: AdminContext, workspaceId: string, title: string) {
+  const now = ctx.now();
+  const project = {
+    id: ctx.newId("project"),
+    workspaceId,
+    title,
+    icon: toJson({ type: "emoji", value: "📁" }),
+    createdAt: now,
+    updatedAt: now,
+  };
+  await ctx.db.insertInto("projects").values(project).execute();
+  return project;
+}
+
+export interface NewApiKey {
+  workspaceId: string;
+  name: string;
+  role: Role;
+  projectIds: string[] | null;
+  /** Use this exact key (bootstrap from PHAROS_BOOTSTRAP_API_KEY) instead of generating one. */
+  presetKey?: { id: string; secretHash: string };
+}
+
+/** Stores a key and returns it; the full key is only in this return value. */
+export async function createApiKey(ctx: AdminContext, input: NewApiKey) {
+  const issued = input.presetKey ?? issueKey(ctx.newId("apiKey"));
+  await ctx.db
+    .insertInto("apiKeys")
+    .values({
+      id: issued.id,
+      workspaceId: input.workspaceId,
+      name: input.name,
+      secretHash: issued.secretHash,
+      role: input.role,
+      projectIds: input.projectIds === null ? null : toJson(input.projectIds),
+      createdAt: ctx.now(),
+      revokedAt: null,
+    })
+    .execute();
+  return { id: issued.id, key: "key" in issued ? issued.key : undefined };
+}
+
+export async function listApiKeys(ctx: AdminContext, workspaceId?: string) {
+  let query = ctx.db
+    .selectFrom("apiKeys")
+    .select(["id", "workspaceId", "name", "role", "projectIds", "createdAt", "revokedAt"])
+    .orderBy("createdAt");
+  if (workspaceId) query = query.where("workspaceId", "=", workspaceId);
+  return query.execute();
+}
+
+export async function revokeApiKey(ctx: AdminContext, keyId: string): Promise<boolean> {
+  const result = await ctx.db
+    .updateTable("apiKeys")
+    .set({ revokedAt: ctx.now() })
+    .where("id", "=", keyId)
+    .where("revokedAt", "is", null)
+    .executeTakeFirst();
+  return Number(result.numUpdatedRows) > 0;
+}

@@ -1,0 +1,21 @@
+import type { Kysely } from "kysely";
+import type { Principal } from "../auth/principal.ts";
+import type { IdGenerator } from "../ids.ts";
+import type { Database } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
+
+/** What every service receives: the database (or a transaction), the caller, the clock and id source. */
+export interface ServiceContext {
+  db: Kysely<Database>;
+  store: Store;
+  principal: Principal;
+  now: () => number;
+  newId: IdGenerator;
+  /** Signs pagination cursors. */
+  cursorSecret: string;
+}
+
+/** Runs `work` in one transaction; services called inside share it through the context. */
+export function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
+  return ctx.db.transaction().execute((trx) => work({ ...ctx, db: trx }));
+}

@@ -1,0 +1,31 @@
+import { Kysely, PostgresDialect } from "kysely";
+import pg from "pg";
+import type { Database } from "./schema.ts";
+import { applyMigrations, type Store } from "./store.ts";
+
+const INT8 = 20;
+
+/**
+ * PostgreSQL, for several stateless replicas sharing one database. `schema` puts Pharos's tables in a
+ * schema of their own (it must exist), e.g. to isolate test runs.
+ */
+export function openPostgresStore(connectionString: string, options: { schema?: string } = {}): Store {
+  const pool = new pg.Pool({
+    connectionString,
+    max: 10,
+    ...(options.schema && { options: `-c search_path=${options.schema}` }),
+    // Unix-ms timestamps are int8: read them as numbers (they stay far below 2^53).
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        oid === INT8 ? Number : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+    },
+  });
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    db,
+    dialect: "postgres",
+    migrate: () => applyMigrations(db, "postgres"),
+    isUniqueViolation: (error) => (error as { code?: string } | null)?.code === "23505",
+    close: () => db.destroy(),
+  };
+}

@@ -1,0 +1,101 @@
+/**
+ * Table types of the Pharos database, the same on SQLite and PostgreSQL. Columns are camelCase; JSON values
+ * are stored as text and parsed by the services; times are Unix milliseconds.
+ */
+import type { Generated } from "kysely";
+
+export type Role = "full" | "read-only" | "ingest-only";
+
+export interface Database {
+  settings: { key: string; value: string };
+  workspaces: { id: string; name: string; createdAt: number; updatedAt: number };
+  apiKeys: {
+    id: string;
+    workspaceId: string;
+    name: string;
+    secretHash: string;
+    role: Role;
+    /** JSON array of project ids the key is restricted to; null = every project of the workspace. */
+    projectIds: string | null;
+    createdAt: number;
+    revokedAt: number | null;
+  };
+  projects: { id: string; workspaceId: string; title: string; icon: string; createdAt: number; updatedAt: number };
+  deploymentEnvironments: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    name: string;
+    /** Lower-cased name: environment names are unique per project, case-insensitively. */
+    nameKey: string;
+    createdAt: number;
+    updatedAt: number;
+  };
+  prompts: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    title: string;
+    icon: string;
+    /** JSON: {config, messages, tools}. */
+    draft: string;
+    /** JSON: the default playground {id, title, messages}. */
+    playground: string;
+    createdAt: number;
+    updatedAt: number;
+  };
+  deployments: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    promptId: string;
+    deploymentEnvironmentId: string;
+    /** JSON: PromptSnapshot. */
+    snapshot: string;
+    createdByKeyId: string;
+    createdAt: number;
+  };
+  datasets: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    title: string;
+    icon: string;
+    description: string;
+    rowCount: number;
+    createdAt: number;
+    updatedAt: number;
+  };
+  datasetColumns: {
+    id: string;
+    datasetId: string;
+    name: string;
+    type: "static" | "prompt" | "api";
+    /** JSON settings of the column's type. */
+    settings: string;
+    position: Generated<number>;
+    createdAt: number;
+    updatedAt: number;
+  };
+  datasetRows: {
+    id: string;
+    datasetId: string;
+    /** JSON object keyed by column id. */
+    values: string;
+    createdAt: number;
+    updatedAt: number;
+  };
+  evaluators: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    promptId: string;
+    datasetId: string;
+    title: string;
+    /** JSON: EvaluatorConfig. */
+    config: string;
+    status: "active" | "archived";
+    createdAt: number;
+    updatedAt: number;
+  };
+}

@@ -1,0 +1,35 @@
+import { randomBytes } from "node:crypto";
+import { type Kysely, Migrator } from "kysely";
+import { type Dialect, migrations } from "./migrations.ts";
+import type { Database } from "./schema.ts";
+
+/** An open database: the Kysely handle services query through, and the adapter's own duties. */
+export interface Store {
+  readonly db: Kysely<Database>;
+  readonly dialect: Dialect;
+  /** Applies pending migrations (idempotent; safe with several replicas starting at once). */
+  migrate(): Promise<void>;
+  /** Whether an error is the database refusing a duplicate of a unique key. */
+  isUniqueViolation(error: unknown): boolean;
+  close(): Promise<void>;
+}
+
+export async function applyMigrations(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => migrations(dialect) },
+  });
+  const { error } = await migrator.migrateToLatest();
+  if (error) throw error;
+}
+
+/** A per-database secret (cursor signatures): created once, shared by every replica of the database. */
+export async function databaseSecret(db: Kysely<Database>, key: string): Promise<string> {
+  await db
+    .insertInto("settings")
+    .values({ key, value: randomBytes(32).toString("hex") })
+    .onConflict((oc) => oc.column("key").doNothing())
+    .execute();
+  const row = await db.selectFrom("settings").select("value").where("key", "=", key).executeTakeFirstOrThrow();
+  return row.value;
+}

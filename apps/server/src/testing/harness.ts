@@ -1,0 +1,161 @@
+/**
+ * Test harness: a real app on a real database. Every behaviour test runs once per adapter — SQLite (a temp
+ * file) always, PostgreSQL when PHAROS_TEST_DATABASE_URL is set (each test file in a fresh schema).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+import { afterAll, beforeAll, describe } from "vitest";
+import { createApp } from "../app.ts";
+import { createIdGenerator } from "../ids.ts";
+import {
+  type AdminContext,
+  createApiKey,
+  createProjectForWorkspace,
+  createWorkspace,
+} from "../services/admin/workspaces.ts";
+import { openPostgresStore } from "../store/postgres.ts";
+import type { Role } from "../store/schema.ts";
+import { openSqliteStore } from "../store/sqlite.ts";
+import type { Store } from "../store/store.ts";
+
+export const postgresUrl = process.env.PHAROS_TEST_DATABASE_URL;
+
+interface Adapter {
+  name: "sqlite" | "postgres";
+  open(): Promise<{ store: Store; dispose(): Promise<void> }>;
+}
+
+const sqlite: Adapter = {
+  name: "sqlite",
+  async open() {
+    const dir = mkdtempSync(join(tmpdir(), "pharos-test-"));
+    const store = openSqliteStore(join(dir, "pharos.db"));
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        rmSync(dir, { recursive: true, force: true });
+      },
+    };
+  },
+};
+
+const postgres = (url: string): Adapter => ({
+  name: "postgres",
+  async open() {
+    const schema = `test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+    const admin = new pg.Client({ connectionString: url });
+    await admin.connect(); // an unreachable server fails the suite here, loudly
+    await admin.query(`create schema ${schema}`);
+    await admin.end();
+    const store = openPostgresStore(url, { schema });
+    return {
+      store,
+      async dispose() {
+        await store.close();
+        const cleanup = new pg.Client({ connectionString: url });
+        await cleanup.connect();
+        await cleanup.query(`drop schema ${schema} cascade`);
+        await cleanup.end();
+      },
+    };
+  },
+});
+
+export const adapters: Adapter[] = postgresUrl ? [sqlite, postgres(postgresUrl)] : [sqlite];
+
+export interface Reply<T = any> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface Harness {
+  store: Store;
+  app: Awaited<ReturnType<typeof createApp>>;
+  workspaceId: string;
+  projectId: string;
+  /** A full, unrestricted key of the workspace. */
+  key: string;
+  now: () => number;
+  newKey(role: Role, projectIds?: string[] | null): Promise<string>;
+  /** Another workspace with its own full key and project. */
+  otherWorkspace(): Promise<{ key: string; projectId: string }>;
+  request<T = any>(
+    method: string,
+    path: string,
+    options?: { body?: unknown; key?: string | null; headers?: Record<string, string>; rawBody?: string },
+  ): Promise<Reply<T>>;
+}
+
+async function createHarness(store: Store): Promise<Harness> {
+  let clock = 1_732_190_400_000;
+  const now = () => ++clock;
+  const admin: AdminContext = { db: store.db, now, newId: createIdGenerator(now) };
+  await store.migrate();
+  const app = await createApp({ store, now });
+
+  const workspace = await createWorkspace(admin, "Test workspace");
+  const project = await createProjectForWorkspace(admin, workspace.id, "Default project");
+  const newKeyIn = async (workspaceId: string, role: Role, projectIds: string[] | null = null) =>
+    (await createApiKey(admin, { workspaceId, name: "test", role, projectIds })).key as string;
+  const key = await newKeyIn(workspace.id, "full");
+
+  return {
+    store,
+    app,
+    workspaceId: workspace.id,
+    projectId: project.id,
+    key,
+    now,
+    newKey: (role, projectIds = null) => newKeyIn(workspace.id, role, projectIds),
+    async otherWorkspace() {
+      const other = await createWorkspace(admin, "Other workspace");
+      const otherProject = await createProjectForWorkspace(admin, other.id, "Other project");
+      return { key: await newKeyIn(other.id, "full"), projectId: otherProject.id };
+    },
+    async request(method, path, options = {}) {
+      const headers: Record<string, string> = { ...options.headers };
+      const presented = options.key === undefined ? key : options.key;
+      if (presented !== null) headers.Authorization = `Bearer ${presented}`;
+      let body: string | undefined = options.rawBody;
+      if (options.body !== undefined) {
+        body = JSON.stringify(options.body);
+        headers["Content-Type"] ??= "application/json";
+      }
+      const response = await app.request(`/v2${path}`, { method, headers, body });
+      const text = await response.text();
+      const type = response.headers.get("Content-Type") ?? "";
+      return {
+        status: response.status,
+        headers: response.headers,
+        body: type.includes("json") && text ? JSON.parse(text) : text,
+      };
+    },
+  };
+}
+
+/**
+ * `describe` once per adapter with a fresh database and app for the block. `use()` returns the harness
+ * inside tests.
+ */
+export function describeEachStore(name: string, body: (use: () => Harness) => void): void {
+  describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))(`${name} [%s]`, (_, adapter) => {
+    let harness: Harness | undefined;
+    let dispose: (() => Promise<void>) | undefined;
+    beforeAll(async () => {
+      const opened = await adapter.open();
+      dispose = opened.dispose;
+      harness = await createHarness(opened.store);
+    });
+    afterAll(async () => {
+      await dispose?.();
+    });
+    body(() => {
+      if (!harness) throw new Error("harness used outside a test");
+      return harness;
+    });
+  });
+}
