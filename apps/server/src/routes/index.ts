@@ -1,5 +1,15 @@
+import { datasetRoutes } from "./datasets/index.ts";
 import type { RouteDefinition } from "./define-route.ts";
+import { deploymentRoutes } from "./deployments/index.ts";
+import { evaluatorRoutes } from "./evaluators/index.ts";
 import { projectRoutes } from "./projects/index.ts";
+import { promptRoutes } from "./prompts/index.ts";
 
-/** Every implemented operation, registered in spec order (by area). */
-export const routeDefinitions: readonly RouteDefinition[] = [...projectRoutes] as readonly RouteDefinition[];
+/** Every implemented operation, registered in spec order (area by area, as the spec's tags run). */
+export const routeDefinitions: readonly RouteDefinition[] = [
+  ...projectRoutes,
+  ...promptRoutes,
+  ...deploymentRoutes,
+  ...evaluatorRoutes,
+  ...datasetRoutes,
+] as readonly RouteDefinition[];

@@ -1,0 +1,14 @@
+/** What other packages (the conformance kit, tests) use of the server. */
+export { type AppOptions, createApp } from "./app.ts";
+export { createIdGenerator } from "./ids.ts";
+export { routeDefinitions } from "./routes/index.ts";
+export {
+  type AdminContext,
+  createApiKey,
+  createProjectForWorkspace,
+  createWorkspace,
+} from "./services/admin/workspaces.ts";
+export { openStore } from "./store/open-store.ts";
+export { openPostgresStore } from "./store/postgres.ts";
+export { openSqliteStore } from "./store/sqlite.ts";
+export type { Store } from "./store/store.ts";

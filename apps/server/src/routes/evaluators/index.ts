@@ -1,0 +1,4 @@
+import type { RouteDefinition } from "../define-route.ts";
+
+/** The Evaluators operations, in spec order. */
+export const evaluatorRoutes: RouteDefinition[] = [];
