@@ -47,7 +47,8 @@ function bundle(spec: string, work: string): Json {
 }
 
 async function typesFrom(document: Json): Promise<string> {
-  const ast = await openapiTS(document as never, { alphabetize: false, exportType: true });
+  // A field with a default stays optional in requests (the server fills it in).
+  const ast = await openapiTS(document as never, { alphabetize: false, exportType: true, defaultNonNullable: false });
   return `${HEADER}\n${astToString(ast)}`;
 }
 

@@ -38,16 +38,20 @@ export function prepareForHonoTakibi(document: Node): Node {
     }
     // Map size limits are dropped on records (and beside a $ref): carry them in an extension that
     // hono-takibi copies into `.openapi({...})`, where patchGeneratedRoutes turns it into a refinement.
+    // Objects with declared properties keep their key counts, but lose key lengths too.
     const isRecord = node.properties === undefined && typeof node.additionalProperties === "object";
+    const names = node.propertyNames as Node | undefined;
+    const keyLengths = (names?.minLength ?? names?.maxLength) !== undefined && {
+      propertyNames: { minLength: names?.minLength, maxLength: names?.maxLength },
+    };
     if ((isRecord || typeof node.$ref === "string") && isSchemaWithLimits(node)) {
-      const names = node.propertyNames as Node | undefined;
       node[RECORD_LIMITS] = {
         ...(node.maxProperties !== undefined && { maxProperties: node.maxProperties }),
         ...(node.minProperties !== undefined && { minProperties: node.minProperties }),
-        ...((names?.minLength ?? names?.maxLength) !== undefined && {
-          propertyNames: { minLength: names?.minLength, maxLength: names?.maxLength },
-        }),
+        ...keyLengths,
       };
+    } else if (keyLengths && node.type === "object") {
+      node[RECORD_LIMITS] = keyLengths;
     }
   });
   return copy;

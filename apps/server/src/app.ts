@@ -1,6 +1,6 @@
 /**
  * The Pharos app, composed in one place. Middleware order: request id → access log → (for /v2) body limit →
- * authentication → routes (role check, validation, handler) → one onError.
+ * authentication → routes (role check, rate limit, validation, handler) → one onError.
  */
 import { existsSync, readFileSync } from "node:fs";
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -12,6 +12,7 @@ import { accessLog } from "./http/access-log.ts";
 import { authenticate } from "./http/authenticate.ts";
 import type { AppEnv } from "./http/env.ts";
 import { errorResponse, onError } from "./http/on-error.ts";
+import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./http/rate-limit.ts";
 import { requestId } from "./http/request-id.ts";
 import { validationHook } from "./http/validation-hook.ts";
 import { createIdGenerator } from "./ids.ts";
@@ -27,6 +28,8 @@ export interface AppOptions {
   logger?: Logger;
   /** The built docs page (apps/docs/dist/index.html), served at /docs when present. */
   docsHtmlPath?: string;
+  /** Requests per minute per workspace, by class; defaults in http/rate-limit.ts. */
+  rateLimits?: Partial<RateLimits>;
 }
 
 export async function createApp(options: AppOptions) {
@@ -58,7 +61,7 @@ export async function createApp(options: AppOptions) {
     }),
   );
   api.use("*", authenticate({ store: options.store, now, newId: createIdGenerator(now), cursorSecret }));
-  registerRoutes(api, routeDefinitions);
+  registerRoutes(api, routeDefinitions, new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, now));
   app.route("/v2", api);
 
   app.notFound((c) => errorResponse(c, new ApiError("RESOURCE_NOT_FOUND", "No such operation.")));

@@ -27,6 +27,15 @@ export function parseKey(key: string): { id: string; secret: string } | undefine
   return match ? { id: `apikey_${match[1]}`, secret: match[2] as string } : undefined;
 }
 
+/**
+ * A presented key in the form it is stored — its row id and the hash of its secret — or undefined when it is
+ * not a Pharos key. Used to install an operator-chosen key (PHAROS_BOOTSTRAP_API_KEY).
+ */
+export function storedFormOfKey(key: string): { id: string; secretHash: string } | undefined {
+  const parsed = parseKey(key);
+  return parsed && { id: parsed.id, secretHash: hashSecret(parsed.secret) };
+}
+
 export function secretMatches(secret: string, storedHash: string): boolean {
   const presented = Buffer.from(hashSecret(secret), "hex");
   const stored = Buffer.from(storedHash, "hex");

@@ -4,20 +4,27 @@ import { createMiddleware } from "hono/factory";
 import { mayPerform } from "../auth/principal.ts";
 import { forbidden } from "../errors.ts";
 import type { AppEnv } from "../http/env.ts";
+import { type RateLimiter, rateClassOf } from "../http/rate-limit.ts";
 import type { RouteDefinition } from "./define-route.ts";
 
-/** The key's role must allow the operation; checked before the request is validated. */
-const allow = (operationId: OperationId) =>
+/** The key's role must allow the operation, and the workspace be within its rate limit; both before validation. */
+const admit = (operationId: OperationId, limiter: RateLimiter) =>
   createMiddleware<AppEnv>(async (c, next) => {
-    if (!mayPerform(c.var.ctx.principal, operationId)) {
-      throw forbidden(`This API key's role (${c.var.ctx.principal.role}) does not allow ${operationId}.`);
+    const { principal } = c.var.ctx;
+    if (!mayPerform(principal, operationId)) {
+      throw forbidden(`This API key's role (${principal.role}) does not allow ${operationId}.`);
     }
+    limiter.take(principal.workspaceId, rateClassOf(operationId));
     await next();
   });
 
-export function registerRoutes(api: OpenAPIHono<AppEnv>, definitions: readonly RouteDefinition[]): void {
+export function registerRoutes(
+  api: OpenAPIHono<AppEnv>,
+  definitions: readonly RouteDefinition[],
+  limiter: RateLimiter,
+): void {
   for (const { operationId, route, handler } of definitions) {
     // The definitions are heterogeneous; each was type-checked against its own route by defineRoute.
-    api.openapi({ ...route, middleware: [allow(operationId)] } as never, handler as never);
+    api.openapi({ ...route, middleware: [admit(operationId, limiter)] } as never, handler as never);
   }
 }

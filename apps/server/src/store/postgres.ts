@@ -1,4 +1,4 @@
-import { Kysely, PostgresDialect } from "kysely";
+import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import type { Database } from "./schema.ts";
 import { applyMigrations, type Store } from "./store.ts";
@@ -24,7 +24,11 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
   return {
     db,
     dialect: "postgres",
-    migrate: () => applyMigrations(db, "postgres"),
+    async migrate() {
+      // The schema the connection resolves names in (search_path: options.schema, or `options` in the URL).
+      const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
+      await applyMigrations(db, "postgres", rows[0]?.schema);
+    },
     isUniqueViolation: (error) => (error as { code?: string } | null)?.code === "23505",
     close: () => db.destroy(),
   };

@@ -17,7 +17,18 @@ export function openSqliteStore(path: string): Store {
   return {
     db,
     dialect: "sqlite",
-    migrate: () => applyMigrations(db, "sqlite"),
+    async migrate() {
+      // Kysely takes no migration lock on SQLite: hold the write lock ourselves, so a second process starting
+      // on the same file (the CLI beside a first start) waits (busy_timeout) instead of re-creating tables.
+      sqlite.exec("begin immediate");
+      try {
+        await applyMigrations(db, "sqlite");
+        sqlite.exec("commit");
+      } catch (error) {
+        if (sqlite.inTransaction) sqlite.exec("rollback");
+        throw error;
+      }
+    },
     isUniqueViolation: (error) =>
       typeof error === "object" &&
       error !== null &&

@@ -14,10 +14,16 @@ export interface Store {
   close(): Promise<void>;
 }
 
-export async function applyMigrations(db: Kysely<Database>, dialect: Dialect): Promise<void> {
+/**
+ * `schema` (PostgreSQL): where Kysely keeps its migration tables. Without it Kysely looks for them in every
+ * schema of the database, finds another schema's and then fails to lock ("kysely_migration_lock does not
+ * exist") — e.g. two test files in their own schemas, or a database another Kysely app also uses.
+ */
+export async function applyMigrations(db: Kysely<Database>, dialect: Dialect, schema?: string): Promise<void> {
   const migrator = new Migrator({
     db,
     provider: { getMigrations: async () => migrations(dialect) },
+    ...(schema && { migrationTableSchema: schema }),
   });
   const { error } = await migrator.migrateToLatest();
   if (error) throw error;

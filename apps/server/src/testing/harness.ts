@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
-import { createApp } from "../app.ts";
+import { type AppOptions, createApp } from "../app.ts";
 import { createIdGenerator } from "../ids.ts";
 import {
   type AdminContext,
@@ -90,12 +90,12 @@ export interface Harness {
   ): Promise<Reply<T>>;
 }
 
-async function createHarness(store: Store): Promise<Harness> {
+async function createHarness(store: Store, appOptions: Partial<AppOptions>): Promise<Harness> {
   let clock = 1_732_190_400_000;
   const now = () => ++clock;
   const admin: AdminContext = { db: store.db, now, newId: createIdGenerator(now) };
   await store.migrate();
-  const app = await createApp({ store, now });
+  const app = await createApp({ ...appOptions, store, now });
 
   const workspace = await createWorkspace(admin, "Test workspace");
   const project = await createProjectForWorkspace(admin, workspace.id, "Default project");
@@ -141,14 +141,18 @@ async function createHarness(store: Store): Promise<Harness> {
  * `describe` once per adapter with a fresh database and app for the block. `use()` returns the harness
  * inside tests.
  */
-export function describeEachStore(name: string, body: (use: () => Harness) => void): void {
+export function describeEachStore(
+  name: string,
+  body: (use: () => Harness) => void,
+  appOptions: Partial<AppOptions> = {},
+): void {
   describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))(`${name} [%s]`, (_, adapter) => {
     let harness: Harness | undefined;
     let dispose: (() => Promise<void>) | undefined;
     beforeAll(async () => {
       const opened = await adapter.open();
       dispose = opened.dispose;
-      harness = await createHarness(opened.store);
+      harness = await createHarness(opened.store, appOptions);
     });
     afterAll(async () => {
       await dispose?.();

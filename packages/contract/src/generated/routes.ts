@@ -975,10 +975,11 @@ export const PromptSettingsSchema = z
     frequencyPenalty: z.number().min(-2).max(2).exactOptional(),
   })
   .refine((o) => Object.keys(o).length <= 50)
-  .openapi({
+  .refine(...recordWithin({ propertyNames: { minLength: 1, maxLength: 64 } })).openapi({
     description:
       'Model settings passed to the provider when the prompt runs, as a free map of at most 50 keys. The keys below are the common ones and are type-checked; any other key (for example a provider-specific `responseFormat` or `reasoningEffort`) is stored and passed through unchanged.',
     examples: [{ temperature: 0.2, maxTokens: 1024, topP: 1 }],
+    ...{ propertyNames: { minLength: 1, maxLength: 64 } },
   })
   .openapi('PromptSettings')
 

@@ -2317,7 +2317,7 @@ export type components = {
              * @description When `false`, letters are compared case-insensitively (the `i` flag for `regex`). Default `true`.
              * @default true
              */
-            caseSensitive: boolean;
+            caseSensitive?: boolean;
         };
         /**
          * JSON
@@ -2386,7 +2386,7 @@ export type components = {
              * @description Wall-clock limit for one row, in milliseconds. Default 5000.
              * @default 5000
              */
-            timeoutMs: number;
+            timeoutMs?: number;
         };
         /**
          * @description How a measured value is compared with the evaluator's `threshold`: the row passes when `value < threshold` (`less-than`), `value > threshold` (`greater-than`) or `value == threshold` (`equals`, exact equality after unit conversion).
@@ -3672,7 +3672,7 @@ export type components = {
              * @description Asks for continuous evaluation: the span is graded by the active evaluators of `promptId`. Stored with the span; has no effect without `promptId`.
              * @default false
              */
-            runEvaluation: boolean;
+            runEvaluation?: boolean;
             /** @description Client-chosen id of the span, unique among the spans of its trace; children name it in `parentReferenceId`. */
             referenceId?: string;
             /** @description `referenceId` of the parent span in the same trace (for example the Model span of a ModelStream span). */
@@ -3875,7 +3875,7 @@ export type components = {
              * @description Asks for continuous evaluation: the span is graded by the active evaluators of `promptId`. Stored with the span; has no effect without `promptId`.
              * @default false
              */
-            runEvaluation: boolean;
+            runEvaluation?: boolean;
             /** @description Client-chosen id of the span, unique among the spans of its trace; children name it in `parentReferenceId`. */
             referenceId?: string;
             /** @description `referenceId` of the parent span in the same trace (for example the Model span of a ModelStream span). */
@@ -4357,7 +4357,7 @@ export type components = {
              * @description Page size, 1 to 200. Default 50.
              * @default 50
              */
-            limit: number;
+            limit?: number;
             /** @description The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
             cursor?: string;
         };
@@ -4477,7 +4477,7 @@ export type components = {
              * @description Page size, 1 to 200. Default 50.
              * @default 50
              */
-            limit: number;
+            limit?: number;
             /** @description The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
             cursor?: string;
         };

@@ -1,4 +1,6 @@
-import type { RouteDefinition } from "../define-route.ts";
+import createDeployment from "./create-deployment.ts";
+import getDeployment from "./get-deployment.ts";
+import listDeployments from "./list-deployments.ts";
 
 /** The Deployments operations, in spec order. */
-export const deploymentRoutes: RouteDefinition[] = [];
+export const deploymentRoutes = [getDeployment, listDeployments, createDeployment];

@@ -1,4 +1,9 @@
-import type { RouteDefinition } from "../define-route.ts";
+import createPrompt from "./create-prompt.ts";
+import deletePrompt from "./delete-prompt.ts";
+import getPrompt from "./get-prompt.ts";
+import getPromptDraft from "./get-prompt-draft.ts";
+import listPrompts from "./list-prompts.ts";
+import updatePrompt from "./update-prompt.ts";
 
 /** The Prompts operations, in spec order. */
-export const promptRoutes: RouteDefinition[] = [];
+export const promptRoutes = [listPrompts, createPrompt, getPrompt, deletePrompt, updatePrompt, getPromptDraft];

@@ -1,0 +1,334 @@
+/**
+ * `pnpm pharos <command>`: workspaces and API keys of the database DATABASE_URL names (as the server).
+ * The result goes to stdout (an id, a key, a table, or JSON with --json) and commentary to stderr, so
+ * `KEY=$(pnpm -s pharos keys create --workspace …)` captures just the key. Exit codes: 0 done, 1 failed
+ * (unknown id, database error), 2 bad arguments.
+ */
+import { type ParseArgsConfig, parseArgs } from "node:util";
+import { issueKey, parseKey } from "../auth/api-keys.ts";
+import { ConfigError, describeError, redactDatabaseUrl, resolveDatabaseUrl } from "../config.ts";
+import { createIdGenerator } from "../ids.ts";
+import { BOOTSTRAP_PROJECT_TITLE } from "../services/admin/bootstrap.ts";
+import { getApiKey, getWorkspace, projectIdsInWorkspace } from "../services/admin/lookups.ts";
+import {
+  type AdminContext,
+  createApiKey,
+  createProjectForWorkspace,
+  createWorkspace,
+  listApiKeys,
+  revokeApiKey,
+} from "../services/admin/workspaces.ts";
+import { openStore } from "../store/open-store.ts";
+import type { Role } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
+
+export interface CliIo {
+  env: Record<string, string | undefined>;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Bad arguments: exit code 2, with a pointer to the command's help. */
+class UsageError extends Error {}
+/** A well-formed command that cannot be done (unknown id, database unreachable): exit code 1. */
+class CommandError extends Error {}
+
+const ROLES: readonly Role[] = ["full", "read-only", "ingest-only"];
+const MAX_NAME_LENGTH = 100;
+const DEFAULT_KEY_NAME = "CLI key";
+
+type Options = NonNullable<ParseArgsConfig["options"]>;
+type Values = Record<string, string | boolean | string[] | undefined>;
+
+interface Command {
+  synopsis: string;
+  summary: string;
+  /** Option lines of the command's help. */
+  details?: string[];
+  options: Options;
+  /** Names of the positional arguments, all required. */
+  positionals?: string[];
+  run?(run: { values: Values; positionals: string[]; admin: AdminContext; io: CliIo; json: boolean }): Promise<void>;
+  /** Instead of `run`, for a command that needs no database. */
+  runAlone?: (run: { io: CliIo; json: boolean }) => void;
+}
+
+const COMMANDS: Record<string, Command> = {
+  "workspaces create": {
+    synopsis: "workspaces create --name <name>",
+    summary: `Create a workspace with a project "${BOOTSTRAP_PROJECT_TITLE}"; prints the workspace id`,
+    options: { name: { type: "string" } },
+    async run({ values, admin, io, json }) {
+      const name = requiredName(values.name, "--name");
+      const { workspace, project } = await admin.db.transaction().execute(async (trx) => {
+        const tx = { ...admin, db: trx };
+        const created = await createWorkspace(tx, name);
+        return {
+          workspace: created,
+          project: await createProjectForWorkspace(tx, created.id, BOOTSTRAP_PROJECT_TITLE),
+        };
+      });
+      if (json) {
+        const output = {
+          workspace: { id: workspace.id, name: workspace.name, createdAt: workspace.createdAt },
+          project: { id: project.id, title: project.title },
+        };
+        return io.stdout(`${JSON.stringify(output)}\n`);
+      }
+      io.stderr(`Created workspace "${workspace.name}" with its project "${project.title}" (${project.id}).\n`);
+      io.stdout(`${workspace.id}\n`);
+    },
+  },
+
+  "keys create": {
+    synopsis: "keys create --workspace <id> [--role full|read-only|ingest-only] [--project <id> ...] [--name <name>]",
+    summary: "Create an API key; prints the key, which is shown only this once",
+    details: [
+      "--workspace <id>   the key's workspace (required)",
+      "--role <role>      full (default), read-only, or ingest-only (log writes and deployment reads)",
+      "--project <id>     restrict the key to this project of the workspace; repeat for several (default: all)",
+      `--name <name>      a label for the key (default "${DEFAULT_KEY_NAME}")`,
+    ],
+    options: {
+      workspace: { type: "string" },
+      role: { type: "string" },
+      project: { type: "string", multiple: true },
+      name: { type: "string" },
+    },
+    async run({ values, admin, io, json }) {
+      const workspaceId = values.workspace as string | undefined;
+      if (!workspaceId) throw new UsageError("--workspace <id> is required");
+      const role = (values.role ?? "full") as Role;
+      if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}, not "${role}"`);
+      const name = values.name === undefined ? DEFAULT_KEY_NAME : requiredName(values.name, "--name");
+      const projectIds = [...new Set((values.project as string[] | undefined) ?? [])];
+
+      if (!(await getWorkspace(admin, workspaceId))) throw new CommandError(`no workspace ${workspaceId}`);
+      const found = await projectIdsInWorkspace(admin, workspaceId, projectIds);
+      const unknown = projectIds.filter((id) => !found.includes(id));
+      if (unknown.length > 0) throw new CommandError(`no project ${unknown.join(", ")} in workspace ${workspaceId}`);
+
+      const restriction = projectIds.length > 0 ? projectIds : null;
+      const created = await createApiKey(admin, { workspaceId, name, role, projectIds: restriction });
+      if (json) {
+        const output = { id: created.id, key: created.key, workspaceId, name, role, projectIds: restriction };
+        return io.stdout(`${JSON.stringify(output)}\n`);
+      }
+      const scope = restriction ? `projects ${restriction.join(", ")}` : "all projects";
+      io.stderr(
+        `Created API key ${created.id} "${name}" (role ${role}, ${scope}) in workspace ${workspaceId}.\n` +
+          "The key is shown only this once; store it now:\n",
+      );
+      io.stdout(`${created.key}\n`);
+    },
+  },
+
+  "keys list": {
+    synopsis: "keys list [--workspace <id>]",
+    summary: "List API keys (never their secrets), oldest first",
+    options: { workspace: { type: "string" } },
+    async run({ values, admin, io, json }) {
+      const workspaceId = values.workspace as string | undefined;
+      if (workspaceId !== undefined && !(await getWorkspace(admin, workspaceId))) {
+        throw new CommandError(`no workspace ${workspaceId}`);
+      }
+      const keys = (await listApiKeys(admin, workspaceId)).map((key) => ({
+        ...key,
+        projectIds: key.projectIds === null ? null : (JSON.parse(key.projectIds) as string[]),
+      }));
+      if (json) return io.stdout(`${JSON.stringify({ apiKeys: keys })}\n`);
+      if (keys.length === 0) return io.stderr("No API keys.\n");
+      const rows = keys.map((key) => [
+        key.id,
+        key.workspaceId,
+        key.role,
+        key.projectIds === null ? "all" : key.projectIds.join(","),
+        key.revokedAt === null ? "active" : `revoked ${iso(key.revokedAt)}`,
+        iso(key.createdAt),
+        key.name,
+      ]);
+      io.stdout(table([["ID", "WORKSPACE", "ROLE", "PROJECTS", "STATUS", "CREATED", "NAME"], ...rows]));
+    },
+  },
+
+  "keys revoke": {
+    synopsis: "keys revoke <keyId>",
+    summary: "Revoke an API key (its id, apikey_…, or the key itself): requests with it get 401 from now on",
+    options: {},
+    positionals: ["keyId"],
+    async run({ positionals, admin, io, json }) {
+      const given = positionals[0] as string;
+      const keyId = parseKey(given)?.id ?? given;
+      const key = await getApiKey(admin, keyId);
+      if (!key) throw new CommandError(`no API key ${keyId}`);
+      const revoked = await revokeApiKey(admin, keyId);
+      const revokedAt = revoked ? ((await getApiKey(admin, keyId))?.revokedAt ?? null) : key.revokedAt;
+      if (json) return io.stdout(`${JSON.stringify({ id: keyId, revokedAt, alreadyRevoked: !revoked })}\n`);
+      io.stdout(
+        revoked
+          ? `Revoked API key ${keyId}.\n`
+          : `API key ${keyId} was already revoked (${iso(revokedAt as number)}).\n`,
+      );
+    },
+  },
+
+  "keys generate": {
+    synopsis: "keys generate",
+    summary: "Print a new random key without storing it (a value for PHAROS_BOOTSTRAP_API_KEY)",
+    options: {},
+    runAlone({ io, json }) {
+      const { id, key } = issueKey(createIdGenerator(Date.now)("apiKey"));
+      io.stdout(json ? `${JSON.stringify({ id, key })}\n` : `${key}\n`);
+    },
+  },
+};
+
+const COMMON_OPTIONS: Options = {
+  json: { type: "boolean" },
+  help: { type: "boolean", short: "h" },
+};
+
+function generalUsage(): string {
+  const width = Math.max(...Object.values(COMMANDS).map((command) => command.synopsis.length));
+  const lines = Object.values(COMMANDS).map((command) =>
+    command.synopsis.length > 40
+      ? `  ${command.synopsis}\n      ${command.summary}`
+      : `  ${command.synopsis.padEnd(Math.min(width, 40))}  ${command.summary}`,
+  );
+  return [
+    "Usage: pharos <command> [options]",
+    "",
+    "Manages the workspaces and API keys of the database DATABASE_URL names, as the server does",
+    "(default sqlite:./data/pharos.db; relative paths are resolved against the repository root).",
+    "",
+    "Commands:",
+    ...lines,
+    "",
+    "Options of every command:",
+    "  --json        print the result as JSON on stdout",
+    "  -h, --help    show the help of a command",
+    "",
+    "Exit codes: 0 done, 1 failed (unknown id, database error), 2 bad arguments.",
+    "",
+  ].join("\n");
+}
+
+function commandUsage(command: Command): string {
+  return [
+    `Usage: pharos ${command.synopsis} [--json]`,
+    "",
+    `${command.summary}.`,
+    ...(command.details ? ["", ...command.details.map((line) => `  ${line}`)] : []),
+    "",
+  ].join("\n");
+}
+
+function requiredName(value: unknown, flag: string): string {
+  const name = typeof value === "string" ? value.trim() : "";
+  if (name === "") throw new UsageError(`${flag} <name> is required and may not be empty`);
+  if (name.length > MAX_NAME_LENGTH) throw new UsageError(`${flag} is longer than ${MAX_NAME_LENGTH} characters`);
+  return name;
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+function table(rows: string[][]): string {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];
+  return rows
+    .map((row) => `${row.map((cell, column) => cell.padEnd(widths[column] ?? 0)).join("  ")}`.trimEnd())
+    .join("\n")
+    .concat("\n");
+}
+
+async function openDatabase(env: CliIo["env"]): Promise<Store> {
+  const databaseUrl = resolveDatabaseUrl(env.DATABASE_URL?.trim() || undefined);
+  let store: Store | undefined;
+  try {
+    store = openStore(databaseUrl);
+    await store.migrate();
+    return store;
+  } catch (error) {
+    await store?.close().catch(() => {});
+    throw new CommandError(`cannot open the database ${redactDatabaseUrl(databaseUrl)}: ${describeError(error)}`);
+  }
+}
+
+/** Runs one command; returns the exit code. */
+export async function runCli(argv: readonly string[], io: CliIo): Promise<number> {
+  const [group, verb] = argv;
+  const isHelp = (word: string | undefined) => word === "-h" || word === "--help" || word === "help";
+  if (group === undefined || isHelp(group)) {
+    (group === undefined ? io.stderr : io.stdout)(generalUsage());
+    return group === undefined ? 2 : 0;
+  }
+  const name = `${group} ${verb ?? ""}`.trim();
+  const command = COMMANDS[name];
+  if (!command) {
+    const groupKnown = Object.keys(COMMANDS).some((key) => key.startsWith(`${group} `));
+    if (groupKnown && (verb === undefined || isHelp(verb))) {
+      const lines = Object.entries(COMMANDS).filter(([key]) => key.startsWith(`${group} `));
+      const usage = `Usage:\n${lines.map(([, c]) => `  pharos ${c.synopsis}\n      ${c.summary}`).join("\n")}\n`;
+      (verb === undefined ? io.stderr : io.stdout)(usage);
+      return verb === undefined ? 2 : 0;
+    }
+    io.stderr(`pharos: unknown command "${name}"\n\n${generalUsage()}`);
+    return 2;
+  }
+
+  let store: Store | undefined;
+  try {
+    let parsed: { values: Values; positionals: string[] };
+    try {
+      parsed = parseArgs({
+        args: argv.slice(2) as string[],
+        options: { ...command.options, ...COMMON_OPTIONS },
+        allowPositionals: true,
+        strict: true,
+      }) as typeof parsed;
+    } catch (error) {
+      throw new UsageError((error as Error).message);
+    }
+    if (parsed.values.help) {
+      io.stdout(commandUsage(command));
+      return 0;
+    }
+    const expected = command.positionals ?? [];
+    if (parsed.positionals.length !== expected.length) {
+      const problem =
+        parsed.positionals.length < expected.length
+          ? `missing ${expected
+              .slice(parsed.positionals.length)
+              .map((p) => `<${p}>`)
+              .join(" ")}`
+          : `unexpected argument "${parsed.positionals[expected.length]}"`;
+      throw new UsageError(problem);
+    }
+
+    const json = parsed.values.json === true;
+    if (command.runAlone) {
+      command.runAlone({ io, json });
+      return 0;
+    }
+    store = await openDatabase(io.env);
+    const admin: AdminContext = { db: store.db, now: Date.now, newId: createIdGenerator(Date.now) };
+    await command.run?.({ ...parsed, admin, io, json });
+    return 0;
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.stderr(`pharos ${name}: ${error.message}\nUsage: pharos ${command.synopsis}  (pharos ${name} --help)\n`);
+      return 2;
+    }
+    if (error instanceof ConfigError) {
+      io.stderr(`pharos: ${error.message}\n`);
+      return 1;
+    }
+    if (error instanceof CommandError) {
+      io.stderr(`pharos ${name}: ${error.message}\n`);
+      return 1;
+    }
+    io.stderr(`pharos ${name}: ${describeError(error)}\n`);
+    return 1;
+  } finally {
+    await store?.close().catch(() => {});
+  }
+}

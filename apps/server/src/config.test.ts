@@ -1,0 +1,27 @@
+import { expect, it } from "vitest";
+import { ConfigError, loadServerConfig } from "./config.ts";
+
+it("reads defaults, resolves relative SQLite paths against the repository root, and reads rate limits", () => {
+  const config = loadServerConfig({ PHAROS_RATE_LIMIT_OTHER: "120", PHAROS_RATE_LIMIT_LOG_SPANS: "" }, "/srv/pharos");
+  expect(config).toMatchObject({
+    port: 8080,
+    host: "0.0.0.0",
+    databaseUrl: "sqlite:/srv/pharos/data/pharos.db",
+    logLevel: "info",
+    rateLimits: { other: 120 },
+  });
+});
+
+it("reports every problem at once", () => {
+  const env = { PORT: "eighty", LOG_LEVEL: "loud", PHAROS_RATE_LIMIT_DEPLOYMENTS: "-5", DATABASE_URL: "mysql://x" };
+  try {
+    loadServerConfig(env);
+    expect.unreachable();
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    const problems = (error as ConfigError).problems.join("\n");
+    for (const name of ["PORT", "LOG_LEVEL", "PHAROS_RATE_LIMIT_DEPLOYMENTS", "DATABASE_URL"]) {
+      expect(problems).toContain(name);
+    }
+  }
+});

@@ -1,0 +1,148 @@
+/**
+ * Configuration from the environment, for the server (main.ts) and the CLI. Every problem is collected and
+ * reported at once as a ConfigError, which the entry points print as a message (exit code 1), not a stack.
+ *
+ * Relative SQLite paths are resolved against the repository root (the directory of Pharos's root
+ * package.json), whatever the working directory: `pnpm start`, `pnpm pharos …` and the server's own package
+ * scripts (which run in apps/server) then all open the same `./data/pharos.db`.
+ */
+import { dirname, isAbsolute, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { storedFormOfKey } from "./auth/api-keys.ts";
+import type { RateClass, RateLimits } from "./http/rate-limit.ts";
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+export const DEFAULT_DATABASE_URL = "sqlite:./data/pharos.db";
+export const DEFAULT_PORT = 8080;
+/** Every interface: the server is meant to be reached from other machines and containers (keys guard /v2). */
+export const DEFAULT_HOST = "0.0.0.0";
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export class ConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n${problems.map((problem) => `  - ${problem}`).join("\n")}`);
+  }
+}
+
+export interface ServerConfig {
+  port: number;
+  host: string;
+  /** `sqlite:<absolute path>` (or `sqlite::memory:`) or a `postgres://` URL. */
+  databaseUrl: string;
+  /** PHAROS_BOOTSTRAP_API_KEY in its stored form. */
+  bootstrapKey?: { id: string; secretHash: string };
+  logLevel: LogLevel;
+  /** The built API reference, served at /docs. */
+  docsHtmlPath: string;
+  /** Requests per minute per workspace, by class (PHAROS_RATE_LIMIT_*); unset classes keep their default. */
+  rateLimits: Partial<RateLimits>;
+}
+
+const RATE_LIMIT_VARIABLES: Record<RateClass, string> = {
+  logTraces: "PHAROS_RATE_LIMIT_LOG_TRACES",
+  logSpans: "PHAROS_RATE_LIMIT_LOG_SPANS",
+  deployments: "PHAROS_RATE_LIMIT_DEPLOYMENTS",
+  other: "PHAROS_RATE_LIMIT_OTHER",
+};
+
+type Env = Record<string, string | undefined>;
+
+/** An unset and an empty variable mean the same: the default. */
+const read = (env: Env, name: string) => {
+  const value = env[name]?.trim();
+  return value === undefined || value === "" ? undefined : value;
+};
+
+/** `sqlite:<path>` with a relative path made absolute (see the header), or a checked `postgres://` URL. */
+export function resolveDatabaseUrl(value: string | undefined, root = REPO_ROOT): string {
+  const url = value ?? DEFAULT_DATABASE_URL;
+  if (/^postgres(ql)?:\/\//i.test(url)) {
+    try {
+      new URL(url);
+    } catch {
+      throw new ConfigError([`DATABASE_URL is not a valid URL: ${redactDatabaseUrl(url)}`]);
+    }
+    return url;
+  }
+  if (url.startsWith("sqlite:")) {
+    const path = url.slice("sqlite:".length).replace(/^\/\//, "");
+    if (path === "")
+      throw new ConfigError(["DATABASE_URL has no file path: use sqlite:<path>, e.g. sqlite:./data/pharos.db"]);
+    return path === ":memory:" || isAbsolute(path) ? `sqlite:${path}` : `sqlite:${resolve(root, path)}`;
+  }
+  throw new ConfigError([
+    `DATABASE_URL must be sqlite:<file path> or postgres://user:password@host:port/database, not "${redactDatabaseUrl(url)}"`,
+  ]);
+}
+
+/** The URL with any password replaced, for messages and logs. */
+export function redactDatabaseUrl(url: string): string {
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/[^:/@]*):[^@/]*@/i, "$1:***@");
+}
+
+export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
+  const problems: string[] = [];
+
+  let port = DEFAULT_PORT;
+  const portText = read(env, "PORT");
+  if (portText !== undefined) {
+    port = Number(portText);
+    if (!/^\d+$/.test(portText) || port > 65_535) {
+      problems.push(`PORT must be a whole number from 0 to 65535 (0 picks a free port), not "${portText}"`);
+    }
+  }
+
+  const host = read(env, "HOST") ?? DEFAULT_HOST;
+
+  let databaseUrl = "";
+  try {
+    databaseUrl = resolveDatabaseUrl(read(env, "DATABASE_URL"), root);
+  } catch (error) {
+    problems.push(...(error as ConfigError).problems);
+  }
+
+  let bootstrapKey: ServerConfig["bootstrapKey"];
+  const presented = read(env, "PHAROS_BOOTSTRAP_API_KEY");
+  if (presented !== undefined) {
+    bootstrapKey = storedFormOfKey(presented);
+    if (!bootstrapKey) {
+      problems.push(
+        "PHAROS_BOOTSTRAP_API_KEY is not a Pharos API key: expected phk_<26-character ULID>_<43 base64url characters>",
+      );
+    }
+  }
+
+  const levelText = read(env, "LOG_LEVEL") ?? "info";
+  const logLevel = levelText.toLowerCase() as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) {
+    problems.push(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, not "${levelText}"`);
+  }
+
+  const rateLimits: Partial<RateLimits> = {};
+  for (const [rateClass, name] of Object.entries(RATE_LIMIT_VARIABLES) as [RateClass, string][]) {
+    const text = read(env, name);
+    if (text === undefined) continue;
+    if (!/^[1-9]\d{0,8}$/.test(text))
+      problems.push(`${name} must be a whole number of requests per minute, not "${text}"`);
+    else rateLimits[rateClass] = Number(text);
+  }
+
+  if (problems.length > 0) throw new ConfigError(problems);
+  return {
+    rateLimits,
+    port,
+    host,
+    databaseUrl,
+    ...(bootstrapKey && { bootstrapKey }),
+    logLevel,
+    docsHtmlPath: resolve(root, "apps/docs/dist/index.html"),
+  };
+}
+
+/** A one-line reason for a failure; connection failures to "localhost" are AggregateErrors without a message. */
+export function describeError(error: unknown): string {
+  if (error instanceof AggregateError && error.message === "") return error.errors.map(describeError).join("; ");
+  if (error instanceof Error) return error.message || String((error as { code?: string }).code ?? error.name);
+  return String(error);
+}

@@ -1,0 +1,161 @@
+/**
+ * The server process (`pnpm start`): configuration from the environment → open the database and migrate →
+ * first-start bootstrap → serve on PORT, access logs as JSON lines on stdout → on SIGTERM/SIGINT stop
+ * accepting connections, let in-flight requests finish (at most SHUTDOWN_GRACE_MS), close the database, exit 0.
+ * A failure to start is one message on stderr and exit code 1.
+ */
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createAdaptorServer } from "@hono/node-server";
+import pino, { type Logger } from "pino";
+import { createApp } from "./app.ts";
+import { ConfigError, describeError, loadServerConfig, redactDatabaseUrl, type ServerConfig } from "./config.ts";
+import { createIdGenerator } from "./ids.ts";
+import { type BootstrapResult, bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
+import { openStore } from "./store/open-store.ts";
+import type { Store } from "./store/store.ts";
+
+const SHUTDOWN_GRACE_MS = 10_000;
+
+class StartError extends Error {}
+
+async function openDatabase(config: ServerConfig): Promise<Store> {
+  const where = redactDatabaseUrl(config.databaseUrl);
+  let store: Store | undefined;
+  try {
+    store = openStore(config.databaseUrl);
+    await store.migrate();
+    return store;
+  } catch (error) {
+    await store?.close().catch(() => {});
+    throw new StartError(`cannot open the database ${where}: ${describeError(error)}`);
+  }
+}
+
+function listen(server: Server, config: ServerConfig): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    const failed = (error: Error) =>
+      reject(new StartError(`cannot listen on ${config.host}:${config.port}: ${describeError(error)}`));
+    server.once("error", failed);
+    server.listen(config.port, config.host, () => {
+      server.off("error", failed);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/** The key of a first start, printed once as plain text so it stands out among the JSON log lines. */
+function announceBootstrap(result: BootstrapResult, logger: Logger): void {
+  if (!result.created) return;
+  const created = `workspace "${result.workspace.name}" (${result.workspace.id}), project "${result.project.title}" (${result.project.id})`;
+  if (result.apiKey.key === undefined) {
+    logger.info(
+      { workspaceId: result.workspace.id, projectId: result.project.id, apiKeyId: result.apiKey.id },
+      `First start: created ${created} and installed the API key of PHAROS_BOOTSTRAP_API_KEY (${result.apiKey.id})`,
+    );
+    return;
+  }
+  const rule = "=".repeat(78);
+  process.stdout.write(
+    [
+      rule,
+      `First start: created ${created}`,
+      "and an API key with full access to the workspace. The key is shown only this once; store it now:",
+      "",
+      `    ${result.apiKey.key}`,
+      "",
+      "Send it as `Authorization: Bearer <key>`. Manage workspaces and keys with `pnpm pharos --help`.",
+      rule,
+      "",
+    ].join("\n"),
+  );
+  logger.info(
+    { workspaceId: result.workspace.id, projectId: result.project.id, apiKeyId: result.apiKey.id },
+    `First start: created ${created} and API key ${result.apiKey.id} (printed above, once)`,
+  );
+}
+
+function publicUrl(config: ServerConfig, address: AddressInfo): string {
+  const wildcard = ["0.0.0.0", "::", "[::]"].includes(config.host);
+  const host = wildcard ? "localhost" : config.host.includes(":") ? `[${config.host}]` : config.host;
+  return `http://${host}:${address.port}`;
+}
+
+async function main(): Promise<void> {
+  const config = loadServerConfig(process.env);
+  const logger = pino({ level: config.logLevel });
+  const store = await openDatabase(config);
+
+  let result: BootstrapResult;
+  try {
+    const now = Date.now;
+    result = await bootstrapIfEmpty(
+      { db: store.db, now, newId: createIdGenerator(now) },
+      config.bootstrapKey ? { presetKey: config.bootstrapKey } : {},
+    );
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw new StartError(`cannot create the first workspace: ${describeError(error)}`);
+  }
+  announceBootstrap(result, logger);
+  if (!result.created && config.bootstrapKey) {
+    logger.info("PHAROS_BOOTSTRAP_API_KEY ignored: the database already has workspaces");
+  }
+
+  const app = await createApp({ store, logger, docsHtmlPath: config.docsHtmlPath, rateLimits: config.rateLimits });
+  const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host }) as Server;
+  let address: AddressInfo;
+  try {
+    address = await listen(server, config);
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw error;
+  }
+  const url = publicUrl(config, address);
+  logger.info(
+    {
+      url,
+      docsUrl: `${url}/docs`,
+      openapiUrl: `${url}/v2/openapi.json`,
+      host: config.host,
+      port: address.port,
+      database: redactDatabaseUrl(config.databaseUrl),
+    },
+    `Pharos is listening on ${url} — API reference ${url}/docs — OpenAPI document ${url}/v2/openapi.json`,
+  );
+
+  let stopping = false;
+  const stop = async (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    logger.info(
+      { signal },
+      `${signal}: shutting down — no new connections; in-flight requests get up to ${SHUTDOWN_GRACE_MS / 1000} s`,
+    );
+    // Keep-alive connections are dropped as soon as they fall idle, not at the end of their keep-alive timeout.
+    const idle = setInterval(() => server.closeIdleConnections(), 50);
+    const deadline = setTimeout(() => {
+      logger.warn("Grace period over: closing the connections still open");
+      server.closeAllConnections();
+    }, SHUTDOWN_GRACE_MS);
+    server.closeIdleConnections();
+    await closed;
+    clearInterval(idle);
+    clearTimeout(deadline);
+    await store.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
+    logger.info("Stopped");
+    process.exit(0);
+  };
+  process.on("SIGTERM", stop);
+  process.on("SIGINT", stop);
+}
+
+main().catch((error) => {
+  if (error instanceof ConfigError || error instanceof StartError) {
+    process.stderr.write(`pharos: ${error.message}\n`);
+  } else {
+    process.stderr.write(`pharos: failed to start: ${describeError(error)}\n${(error as Error)?.stack ?? ""}\n`);
+  }
+  process.exit(1);
+});

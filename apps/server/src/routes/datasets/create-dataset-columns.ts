@@ -1,0 +1,7 @@
+import { createDatasetColumns } from "../../services/datasets/create-dataset-columns.ts";
+import { defineRoute } from "../define-route.ts";
+
+export default defineRoute("createDatasetColumns", async (c) => {
+  const columns = await createDatasetColumns(c.var.ctx, c.req.valid("param").datasetId, c.req.valid("json"));
+  return c.json({ columns }, 201);
+});

@@ -1,0 +1,12 @@
+import { createDatasetRows } from "../../services/datasets/create-dataset-rows.ts";
+import { defineRoute } from "../define-route.ts";
+
+export default defineRoute("createDatasetRows", async (c) => {
+  const rows = await createDatasetRows(
+    c.var.ctx,
+    c.req.valid("param").datasetId,
+    c.req.valid("json"),
+    c.req.valid("query").valuesBy,
+  );
+  return c.json({ rows }, 201);
+});

@@ -1,0 +1,7 @@
+import { deletePrompt } from "../../services/prompts/delete-prompt.ts";
+import { defineRoute } from "../define-route.ts";
+
+export default defineRoute("deletePrompt", async (c) => {
+  await deletePrompt(c.var.ctx, c.req.valid("param").promptId);
+  return c.body(null, 204);
+});

@@ -1,0 +1,183 @@
+/** Dataset columns: the response shape, settings of each type and the rules every write of a column checks. */
+import type { schemas } from "@pharos/contract";
+import type { Selectable } from "kysely";
+import { ApiError, conflict, type ErrorDetail, notFound } from "../../errors.ts";
+import type { Database } from "../../store/schema.ts";
+import type { ServiceContext } from "../context.ts";
+import { fromJson, toJson } from "../json.ts";
+
+export type DatasetColumn = schemas.DatasetColumn;
+/** A stored column (`position` read back, not generated). */
+export type ColumnRow = Selectable<Database["datasetColumns"]>;
+export type ColumnType = Database["datasetColumns"]["type"];
+type ColumnSettingsInput = NonNullable<schemas.UpdateDatasetColumnRequest["settings"]>;
+type StoredSettings = schemas.StaticColumnSettings | schemas.PromptColumnSettings | schemas.ApiColumnSettings;
+
+/** A dataset holds at most this many columns. */
+export const MAX_COLUMNS = 100;
+
+export function toColumn(row: ColumnRow): DatasetColumn {
+  const base = { id: row.id, name: row.name };
+  const times = { createdAt: row.createdAt, updatedAt: row.updatedAt };
+  switch (row.type) {
+    case "static":
+      return { ...base, type: "static", settings: {}, ...times };
+    case "prompt":
+      return { ...base, type: "prompt", settings: fromJson<schemas.PromptColumnSettings>(row.settings), ...times };
+    case "api":
+      return { ...base, type: "api", settings: fromJson<schemas.ApiColumnSettings>(row.settings), ...times };
+  }
+}
+
+/** The dataset's columns in creation order. */
+export function loadColumns(ctx: ServiceContext, datasetId: string) {
+  return ctx.db
+    .selectFrom("datasetColumns")
+    .selectAll()
+    .where("datasetId", "=", datasetId)
+    .orderBy("position", "asc")
+    .orderBy("id", "asc")
+    .execute();
+}
+
+/** The column, if it belongs to the dataset (a column of another dataset is missing: 404). */
+export async function requireColumn(ctx: ServiceContext, datasetId: string, columnId: string) {
+  const column = await ctx.db
+    .selectFrom("datasetColumns")
+    .selectAll()
+    .where("id", "=", columnId)
+    .where("datasetId", "=", datasetId)
+    .executeTakeFirst();
+  if (!column) throw notFound("Column");
+  return column;
+}
+
+/** The type whose settings shape `settings` has (the request's union admits exactly one). */
+export function settingsType(settings: ColumnSettingsInput): ColumnType {
+  if ("promptId" in settings) return "prompt";
+  if ("method" in settings) return "api";
+  return "static";
+}
+
+/**
+ * Rules of the settings beyond their schema, as details under `field`: an `api` URL is an absolute http(s)
+ * URL (placeholders allowed), and a `GET` sends no body.
+ */
+export function settingsProblems(settings: ColumnSettingsInput | undefined, field: string): ErrorDetail[] {
+  if (settings === undefined || !("method" in settings)) return [];
+  const problems: ErrorDetail[] = [];
+  if (!/^https?:\/\/[^/\s]/i.test(settings.url)) {
+    problems.push({ field: `${field}.url`, issue: "must be an absolute http(s) URL" });
+  }
+  if (settings.method === "GET" && settings.body !== undefined) {
+    problems.push({ field: `${field}.body`, issue: "a GET request has no body; use method POST to send one" });
+  }
+  return problems;
+}
+
+/** The settings as stored and returned: every field of the type present (`headers` `{}`, `body` `null`). */
+export function normalizeSettings(type: ColumnType, settings: ColumnSettingsInput | undefined): StoredSettings {
+  if (type === "prompt" && settings && "promptId" in settings) return { promptId: settings.promptId };
+  if (type === "api" && settings && "method" in settings) {
+    return { method: settings.method, url: settings.url, headers: settings.headers ?? {}, body: settings.body ?? null };
+  }
+  return {};
+}
+
+export const storeSettings = (type: ColumnType, settings: ColumnSettingsInput | undefined) =>
+  toJson(normalizeSettings(type, settings));
+
+/** Every prompt id must name a prompt of the project (404 otherwise). */
+export async function requirePromptsOfProject(
+  ctx: ServiceContext,
+  projectId: string,
+  promptIds: readonly string[],
+): Promise<void> {
+  const wanted = [...new Set(promptIds)];
+  if (wanted.length === 0) return;
+  const found = await ctx.db
+    .selectFrom("prompts")
+    .select("id")
+    .where("projectId", "=", projectId)
+    .where("workspaceId", "=", ctx.principal.workspaceId)
+    .where("id", "in", wanted)
+    .execute();
+  const known = new Set(found.map((row) => row.id));
+  const missing = wanted.find((id) => !known.has(id));
+  if (missing !== undefined) {
+    throw notFound(`Prompt ${missing} of the dataset's project`);
+  }
+}
+
+/** VALIDATION_ERROR with one detail per problem; the message names the first. */
+export function validationError(details: ErrorDetail[]): ApiError {
+  const [first] = details;
+  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : "";
+  return new ApiError("VALIDATION_ERROR", `${first?.field}: ${first?.issue}${more}`, details.slice(0, 100));
+}
+
+/**
+ * New columns, checked and ready to insert after `existing`: names unique within the request (400) and not
+ * used by an existing column (409), at most MAX_COLUMNS in all (400), settings rules (400), prompts of the
+ * project (404). Pure checks come first, so nothing is read for a request that is malformed anyway.
+ */
+export async function prepareColumns(
+  ctx: ServiceContext,
+  options: {
+    datasetId: string;
+    projectId: string;
+    existing: readonly ColumnRow[];
+    inputs: readonly schemas.DatasetColumnInput[];
+    now: number;
+  },
+): Promise<ColumnRow[]> {
+  const { existing, inputs, now } = options;
+  const problems: ErrorDetail[] = [];
+  const seen = new Set<string>();
+  inputs.forEach((input, index) => {
+    if (seen.has(input.name)) {
+      problems.push({ field: `columns.${index}.name`, issue: `"${input.name}" is repeated in the request` });
+    }
+    seen.add(input.name);
+    problems.push(...settingsProblems(input.settings, `columns.${index}.settings`));
+  });
+  if (existing.length + inputs.length > MAX_COLUMNS) {
+    problems.push({
+      field: "columns",
+      issue: `a dataset holds at most ${MAX_COLUMNS} columns (it has ${existing.length}, the request adds ${inputs.length})`,
+    });
+  }
+  if (problems.length > 0) throw validationError(problems);
+
+  const taken = inputs.find((input) => existing.some((column) => column.name === input.name));
+  if (taken) throw conflict(`The dataset already has a column named "${taken.name}".`);
+
+  await requirePromptsOfProject(
+    ctx,
+    options.projectId,
+    inputs.flatMap((input) => (input.type === "prompt" ? [input.settings.promptId] : [])),
+  );
+
+  let position = existing.reduce((max, column) => Math.max(max, column.position), -1);
+  return inputs.map((input) => ({
+    id: ctx.newId("column"),
+    datasetId: options.datasetId,
+    name: input.name,
+    type: input.type,
+    settings: storeSettings(input.type, input.settings),
+    position: ++position,
+    createdAt: now,
+    updatedAt: now,
+  }));
+}
+
+/** Inserts prepared columns; a name taken meanwhile is the same 409 as one taken before. */
+export async function insertColumns(ctx: ServiceContext, columns: ColumnRow[]): Promise<void> {
+  if (columns.length === 0) return;
+  try {
+    await ctx.db.insertInto("datasetColumns").values(columns).execute();
+  } catch (error) {
+    if (ctx.store.isUniqueViolation(error)) throw conflict("A column name is already used.");
+    throw error;
+  }
+}

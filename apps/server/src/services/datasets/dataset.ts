@@ -1,0 +1,53 @@
+import type { schemas } from "@pharos/contract";
+import { notFound } from "../../errors.ts";
+import type { Database } from "../../store/schema.ts";
+import { assertProjectAccess } from "../access.ts";
+import type { ServiceContext } from "../context.ts";
+import { fromJson } from "../json.ts";
+import { type ColumnRow, toColumn } from "./column.ts";
+
+export type Dataset = schemas.Dataset;
+export type DatasetSummary = schemas.DatasetSummary;
+export type Icon = schemas.Icon;
+
+export const DEFAULT_DATASET_ICON: Icon = { type: "emoji", value: "📊" };
+
+export function toDatasetSummary(row: Database["datasets"]): DatasetSummary {
+  return {
+    id: row.id,
+    projectId: row.projectId,
+    title: row.title,
+    icon: fromJson<Icon>(row.icon),
+    description: row.description,
+    rowCount: row.rowCount,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+export function toDataset(row: Database["datasets"], columns: ColumnRow[]): Dataset {
+  return { ...toDatasetSummary(row), columns: columns.map(toColumn) };
+}
+
+/**
+ * The dataset, if it is in the caller's workspace (404 otherwise) and the key may use its project (403).
+ * `forUpdate` locks the dataset row until the transaction ends, so writes to one dataset (its columns, rows and
+ * rowCount) are serialized on PostgreSQL; SQLite runs one transaction at a time anyway.
+ */
+export async function requireDataset(ctx: ServiceContext, datasetId: string, options: { forUpdate?: boolean } = {}) {
+  let select = ctx.db
+    .selectFrom("datasets")
+    .selectAll()
+    .where("id", "=", datasetId)
+    .where("workspaceId", "=", ctx.principal.workspaceId);
+  if (options.forUpdate && ctx.store.dialect === "postgres") select = select.forUpdate();
+  const dataset = await select.executeTakeFirst();
+  if (!dataset) throw notFound("Dataset");
+  assertProjectAccess(ctx, dataset.projectId);
+  return dataset;
+}
+
+/** Records a change to the dataset (its columns or rows): `updatedAt` moves on every change. */
+export async function touchDataset(ctx: ServiceContext, datasetId: string, now: number): Promise<void> {
+  await ctx.db.updateTable("datasets").set({ updatedAt: now }).where("id", "=", datasetId).execute();
+}

@@ -1,0 +1,27 @@
+import { conflict } from "../../errors.ts";
+import { inTransaction, type ServiceContext } from "../context.ts";
+import { requireDataset } from "./dataset.ts";
+
+/**
+ * Deletes the dataset with its columns and rows. An evaluator (active or archived) that refers to it keeps it
+ * (409): the dataset row is locked first, so an evaluator created meanwhile is either seen here or fails.
+ */
+export function deleteDataset(ctx: ServiceContext, datasetId: string): Promise<void> {
+  return inTransaction(ctx, async (tx) => {
+    const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
+    const evaluator = await tx.db
+      .selectFrom("evaluators")
+      .select("id")
+      .where("datasetId", "=", dataset.id)
+      .limit(1)
+      .executeTakeFirst();
+    if (evaluator) {
+      throw conflict(
+        `Evaluator ${evaluator.id} refers to this dataset; point it at another dataset or delete it first.`,
+      );
+    }
+    await tx.db.deleteFrom("datasetRows").where("datasetId", "=", dataset.id).execute();
+    await tx.db.deleteFrom("datasetColumns").where("datasetId", "=", dataset.id).execute();
+    await tx.db.deleteFrom("datasets").where("id", "=", dataset.id).execute();
+  });
+}

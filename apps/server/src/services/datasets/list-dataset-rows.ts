@@ -1,0 +1,51 @@
+import { invalid } from "../../errors.ts";
+import type { ServiceContext } from "../context.ts";
+import { createdWithin } from "../created-range.ts";
+import { type PageQuery, paginate } from "../pagination.ts";
+import { type ColumnRow, loadColumns } from "./column.ts";
+import { requireDataset } from "./dataset.ts";
+import { toRow } from "./row.ts";
+
+export interface ListDatasetRowsInput extends PageQuery {
+  columns?: string;
+  createdAfter?: number;
+  createdBefore?: number;
+}
+
+const MAX_SELECTED_COLUMNS = 100;
+
+/** The ids of the columns `selection` names (ids first, then names), in its order; every column when omitted. */
+function selectColumns(columns: ColumnRow[], selection: string | undefined): string[] {
+  if (selection === undefined) return columns.map((column) => column.id);
+  const items = selection.split(",");
+  if (items.length > MAX_SELECTED_COLUMNS) {
+    throw invalid("query.columns", `names at most ${MAX_SELECTED_COLUMNS} columns (got ${items.length})`);
+  }
+  const byId = new Map(columns.map((column) => [column.id, column.id]));
+  const byName = new Map(columns.map((column) => [column.name, column.id]));
+  const ids: string[] = [];
+  for (const item of items) {
+    const id = byId.get(item) ?? byName.get(item);
+    if (id === undefined) throw invalid("query.columns", `"${item}" names no column of the dataset`);
+    if (!ids.includes(id)) ids.push(id);
+  }
+  return ids;
+}
+
+/** One page of rows, cells keyed by column id (every column, or those `columns` selects). */
+export async function listDatasetRows(ctx: ServiceContext, datasetId: string, input: ListDatasetRowsInput) {
+  const dataset = await requireDataset(ctx, datasetId);
+  const columnIds = selectColumns(await loadColumns(ctx, dataset.id), input.columns);
+  const select = ctx.db
+    .selectFrom("datasetRows")
+    .selectAll()
+    .where("datasetId", "=", dataset.id)
+    .where(createdWithin("datasetRows", input));
+  return paginate(ctx, {
+    operation: "listDatasetRows",
+    query: { ...input, datasetId: dataset.id },
+    table: "datasetRows",
+    select,
+    toItem: (row) => toRow(row, columnIds),
+  });
+}

@@ -1,0 +1,62 @@
+import type { schemas } from "@pharos/contract";
+import { conflict, invalid } from "../../errors.ts";
+import { inTransaction, type ServiceContext } from "../context.ts";
+import {
+  type DatasetColumn,
+  requireColumn,
+  requirePromptsOfProject,
+  settingsProblems,
+  settingsType,
+  storeSettings,
+  toColumn,
+  validationError,
+} from "./column.ts";
+import { requireDataset, touchDataset } from "./dataset.ts";
+
+/** Renames a column or replaces its settings (of its own type: the type never changes); cells are kept. */
+export function updateDatasetColumn(
+  ctx: ServiceContext,
+  datasetId: string,
+  columnId: string,
+  input: schemas.UpdateDatasetColumnRequest,
+): Promise<DatasetColumn> {
+  return inTransaction(ctx, async (tx) => {
+    const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
+    const column = await requireColumn(tx, dataset.id, columnId);
+    const { settings, name } = input;
+    if (settings !== undefined) {
+      const shape = settingsType(settings);
+      if (shape !== column.type) {
+        throw invalid("settings", `must be the settings of a ${column.type} column (the type cannot change)`);
+      }
+      const problems = settingsProblems(settings, "settings");
+      if (problems.length > 0) throw validationError(problems);
+    }
+    if (name !== undefined && name !== column.name) {
+      const other = await tx.db
+        .selectFrom("datasetColumns")
+        .select("id")
+        .where("datasetId", "=", dataset.id)
+        .where("name", "=", name)
+        .executeTakeFirst();
+      if (other) throw conflict(`The dataset already has a column named "${name}".`);
+    }
+    if (settings !== undefined && "promptId" in settings) {
+      await requirePromptsOfProject(tx, dataset.projectId, [settings.promptId]);
+    }
+    const now = tx.now();
+    const changes = {
+      ...(name !== undefined && { name }),
+      ...(settings !== undefined && { settings: storeSettings(column.type, settings) }),
+      updatedAt: now,
+    };
+    try {
+      await tx.db.updateTable("datasetColumns").set(changes).where("id", "=", column.id).execute();
+    } catch (error) {
+      if (tx.store.isUniqueViolation(error)) throw conflict(`The dataset already has a column named "${name}".`);
+      throw error;
+    }
+    await touchDataset(tx, dataset.id, now);
+    return toColumn({ ...column, ...changes });
+  });
+}

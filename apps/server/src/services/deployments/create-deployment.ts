@@ -1,0 +1,33 @@
+import type { schemas } from "@pharos/contract";
+import { inTransaction, type ServiceContext } from "../context.ts";
+import { fromJson, toJson } from "../json.ts";
+import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
+import { type Deployment, snapshotOf, toDeployment } from "./deployment.ts";
+import { requireEnvironmentOfProject } from "./environment.ts";
+
+/**
+ * Snapshots the prompt's current draft into a new deployment, which becomes the environment's latest one.
+ * Read and insert share a transaction so the snapshot is the draft as it was when the deployment was made.
+ */
+export function createDeployment(
+  ctx: ServiceContext,
+  promptId: string,
+  input: schemas.CreateDeploymentRequest,
+): Promise<Deployment> {
+  return inTransaction(ctx, async (tx) => {
+    const prompt = await requirePrompt(tx, promptId);
+    const environment = await requireEnvironmentOfProject(tx, prompt.projectId, input.deploymentEnvironmentId);
+    const row = {
+      id: tx.newId("deployment"),
+      workspaceId: prompt.workspaceId,
+      projectId: prompt.projectId,
+      promptId: prompt.id,
+      deploymentEnvironmentId: environment.id,
+      snapshot: toJson(snapshotOf(fromJson<StoredDraft>(prompt.draft))),
+      createdByKeyId: tx.principal.keyId,
+      createdAt: tx.now(),
+    };
+    await tx.db.insertInto("deployments").values(row).execute();
+    return toDeployment(row);
+  });
+}

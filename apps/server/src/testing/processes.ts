@@ -1,0 +1,161 @@
+/**
+ * Real processes for the tests of the server entry point and the CLI: `src/main.ts` and `src/cli/main.ts`
+ * run by Node with tsx as its loader, on loopback, each with a bounded wait. `node --import tsx` rather than
+ * the `tsx` command: the command runs the script in a child process of its own, so a signal sent to it
+ * arrives second-hand and a SIGKILL would leave that child running.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+
+export const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+const runTs = (script: string, args: string[] = []) => ["--import", TSX_LOADER, script, ...args];
+
+/** A full Pharos key (not global: `toMatch` keeps no state between calls). */
+export const KEY_PATTERN = /phk_[0-9A-HJKMNP-TV-Z]{26}_[A-Za-z0-9_-]{43}/;
+
+/** Every full key printed in a text. */
+export const keysIn = (text: string) => text.match(new RegExp(KEY_PATTERN.source, "g")) ?? [];
+
+/** The parent's environment without the variables the processes under test read. */
+function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {
+  const clean = { ...process.env };
+  for (const name of ["PORT", "HOST", "DATABASE_URL", "PHAROS_BOOTSTRAP_API_KEY", "LOG_LEVEL"]) delete clean[name];
+  return { ...clean, ...env };
+}
+
+/** A temporary directory for SQLite files; removed by `dispose`. */
+export function tempDatabaseDir(): { url: (name?: string) => string; dispose(): void } {
+  const dir = mkdtempSync(join(tmpdir(), "pharos-process-"));
+  return {
+    url: (name = "pharos.db") => `sqlite:${join(dir, name)}`,
+    dispose: () => rmSync(dir, { recursive: true, force: true }),
+  };
+}
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface ServerProcess {
+  child: ChildProcess;
+  stdout(): string;
+  stderr(): string;
+  /** stdout's JSON lines (log records), parsed. */
+  logs(): Record<string, any>[];
+  /** Resolves with the first log record that matches, or fails after `timeoutMs`. */
+  waitForLog(match: (record: Record<string, any>) => boolean, timeoutMs?: number): Promise<Record<string, any>>;
+  /** The base URL, once the server logs that it is listening. */
+  ready(timeoutMs?: number): Promise<string>;
+  exited: Promise<Exit>;
+  /** Sends `signal` (default SIGTERM) and waits for the exit. */
+  stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+}
+
+const withTimeout = <T>(promise: Promise<T>, ms: number, what: string, context: () => string) =>
+  new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}\n${context()}`)), ms);
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
+
+/** Starts `src/main.ts` on a free loopback port (PORT=0) with `env` added. */
+export function startServer(env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, runTs("src/main.ts"), {
+    cwd: SERVER_DIR,
+    env: baseEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  const listeners = new Set<() => void>();
+  child.stdout?.on("data", (chunk: Buffer) => {
+    out += chunk.toString("utf8");
+    for (const listener of listeners) listener();
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    err += chunk.toString("utf8");
+  });
+  const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  const context = () => `--- stdout ---\n${out}--- stderr ---\n${err}`;
+
+  const logs = () =>
+    out
+      .split("\n")
+      .filter((line) => line.startsWith("{"))
+      .map((line) => JSON.parse(line) as Record<string, any>);
+
+  const waitForLog: ServerProcess["waitForLog"] = (match, timeoutMs = 20_000) => {
+    const found = new Promise<Record<string, any>>((resolve, reject) => {
+      const check = () => {
+        const record = logs().find(match);
+        if (record) {
+          listeners.delete(check);
+          resolve(record);
+        }
+      };
+      listeners.add(check);
+      check();
+      exited.then((exit) => {
+        listeners.delete(check);
+        reject(new Error(`the server exited (${JSON.stringify(exit)}) before the expected log line\n${context()}`));
+      });
+    });
+    return withTimeout(found, timeoutMs, "a log line", context);
+  };
+
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    logs,
+    waitForLog,
+    ready: async (timeoutMs) => (await waitForLog((record) => typeof record.url === "string", timeoutMs)).url,
+    exited,
+    async stop(signal = "SIGTERM", timeoutMs = 15_000) {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return withTimeout(exited, timeoutMs, `the exit after ${signal}`, context);
+    },
+  };
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `src/cli/main.ts ...args` to completion (bounded). */
+export function runCliProcess(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<CliResult> {
+  const child = spawn(process.execPath, runTs("src/cli/main.ts", args), {
+    cwd: SERVER_DIR,
+    env: baseEnv(env),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let stdout = "";
+  let stderr = "";
+  child.stdout?.on("data", (chunk: Buffer) => {
+    stdout += chunk.toString("utf8");
+  });
+  child.stderr?.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString("utf8");
+  });
+  const done = new Promise<CliResult>((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
+  return withTimeout(done, timeoutMs, `pharos ${args.join(" ")}`, () => `${stdout}\n${stderr}`).catch((error) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+}

@@ -1,0 +1,348 @@
+/** Projects and deployment environments through the client, every response validated against the spec. */
+import { paginate, unwrap } from "@pharos/client";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  expectError,
+  expectStatus,
+  inProcessOnly,
+  itHidesOtherWorkspaces,
+  itProvokedEveryDocumentedStatus,
+  itRejectsMalformedJson,
+  itRejectsOversizedBody,
+  itRequiresAKey,
+  type Send,
+  unknownId,
+} from "./cases.ts";
+import { useTarget } from "./target.ts";
+
+const use = useTarget();
+const run = Math.random().toString(36).slice(2, 8);
+
+/** A project made for this file, so writes do not disturb the target's own project. */
+let projectId: string;
+beforeAll(async () => {
+  projectId = unwrap(await use().client.POST("/projects", { body: { title: `Projects ${run}` } })).id;
+});
+
+describe("listProjects", () => {
+  const send: Send = (client, extra) => client.GET("/projects", { ...extra });
+
+  it("200: lists the key's projects and pages through them with cursors", async () => {
+    const t = use();
+    const first = await t.client.GET("/projects", { params: { query: { limit: 1 } } });
+    expectStatus(first, 200);
+    expect(first.data?.pagination).toMatchObject({ limit: 1, returned: 1, hasMore: true });
+    const ids: string[] = [];
+    for await (const project of paginate(t.client, "GET", "/projects", { params: { query: { limit: 1 } } })) {
+      ids.push(project.id);
+    }
+    expect(ids).toContain(projectId);
+    expect(ids).toContain(t.projectId);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("200: honours sort and createdAfter", async () => {
+    const t = use();
+    const newest = unwrap(await t.client.GET("/projects", { params: { query: { limit: 1 } } })).projects[0];
+    const oldestFirst = unwrap(
+      await t.client.GET("/projects", { params: { query: { limit: 200, sort: "createdAt:asc" } } }),
+    );
+    expect(oldestFirst.projects.at(-1)?.id).toBe(newest?.id);
+    const after = unwrap(
+      await t.client.GET("/projects", { params: { query: { createdAfter: newest?.createdAt, limit: 200 } } }),
+    );
+    expect(after.projects.every((p) => p.createdAt >= (newest?.createdAt ?? 0))).toBe(true);
+  });
+
+  it("400 VALIDATION_ERROR for a page size over 200, 400 INVALID_CURSOR for a bad or foreign cursor", async () => {
+    const t = use();
+    expectError(await t.client.GET("/projects", { params: { query: { limit: 201 } } }), 400, "VALIDATION_ERROR");
+    expectError(await t.client.GET("/projects", { params: { query: { cursor: "garbage" } } }), 400, "INVALID_CURSOR");
+    const page = unwrap(await t.client.GET("/projects", { params: { query: { limit: 1 } } }));
+    const cursor = page.pagination.nextCursor as string;
+    expectError(
+      await t.client.GET("/projects", { params: { query: { limit: 1, sort: "createdAt:asc", cursor } } }),
+      400,
+      "INVALID_CURSOR",
+    );
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for an ingest-only key", async (ctx) => {
+    const t = use();
+    const key = await inProcessOnly(ctx, t, "an ingest-only key").newKey("ingest-only");
+    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
+  });
+});
+
+describe("createProject", () => {
+  const send: Send = (client, extra) => client.POST("/projects", { body: { title: `Created ${run}` }, ...extra });
+
+  it("201: creates a project with the default icon", async () => {
+    const created = await use().client.POST("/projects", { body: { title: `New ${run}` } });
+    expectStatus(created, 201);
+    expect(created.data).toMatchObject({ title: `New ${run}`, icon: { type: "emoji", value: "📁" } });
+  });
+
+  it("201: keeps the icon it is given", async () => {
+    const icon = { type: "image", value: "https://example.com/icon.png" } as const;
+    const created = await use().client.POST("/projects", { body: { title: `Imaged ${run}`, icon } });
+    expectStatus(created, 201);
+    expect(created.data?.icon).toEqual(icon);
+  });
+
+  it("400 VALIDATION_ERROR for a title over 50 characters, an unknown icon type and an unknown field", async () => {
+    const { client } = use();
+    const tooLong = await client.POST("/projects", { body: { title: "x".repeat(51) } });
+    expectError(tooLong, 400, "VALIDATION_ERROR");
+    expect(tooLong.error?.error.details?.[0]?.field).toBe("title");
+    const badIcon = { title: "t", icon: { type: "svg", value: "x" } } as never;
+    expectError(await client.POST("/projects", { body: badIcon }), 400, "VALIDATION_ERROR");
+    const extra = { title: "t", colour: "red" } as never;
+    expectError(await client.POST("/projects", { body: extra }), 400, "VALIDATION_ERROR");
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a read-only key and for a key restricted to some projects", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "read-only and project-restricted keys");
+    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+  });
+
+  itRejectsOversizedBody(use, send);
+});
+
+describe("getProject", () => {
+  const send: Send = (client, extra) =>
+    client.GET("/projects/{projectId}", { params: { path: { projectId } }, ...extra });
+
+  it("200: reads a project", async () => {
+    const read = await send(use().client, {});
+    expectStatus(read, 200);
+    expect(read.data).toMatchObject({ id: projectId, title: `Projects ${run}` });
+  });
+
+  it("200: a read-only key may read", async (ctx) => {
+    const t = use();
+    const key = await inProcessOnly(ctx, t, "a read-only key").newKey("read-only");
+    expectStatus(await send(t.clientWithKey(key), {}), 200);
+  });
+
+  it("400 VALIDATION_ERROR for an id shorter than 20 characters", async () => {
+    const reply = await use().client.GET("/projects/{projectId}", { params: { path: { projectId: "project_short" } } });
+    expectError(reply, 400, "VALIDATION_ERROR");
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a key restricted to another project", async (ctx) => {
+    const t = use();
+    const key = await inProcessOnly(ctx, t, "a project-restricted key").newKey("full", [t.projectId]);
+    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
+    const path = { projectId: unknownId("project") };
+    expectError(await use().client.GET("/projects/{projectId}", { params: { path } }), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+});
+
+describe("updateProject", () => {
+  const send: Send = (client, extra) =>
+    client.PATCH("/projects/{projectId}", {
+      params: { path: { projectId } },
+      body: { title: `Updated ${run}` },
+      ...extra,
+    });
+
+  it("200: replaces the fields given and keeps the others", async () => {
+    const { client } = use();
+    const before = unwrap(await client.GET("/projects/{projectId}", { params: { path: { projectId } } }));
+    const renamed = await client.PATCH("/projects/{projectId}", {
+      params: { path: { projectId } },
+      body: { title: `Renamed ${run}` },
+    });
+    expectStatus(renamed, 200);
+    expect(renamed.data).toMatchObject({ title: `Renamed ${run}`, icon: before.icon });
+    const iconOnly = await client.PATCH("/projects/{projectId}", {
+      params: { path: { projectId } },
+      body: { icon: { type: "emoji", value: "🚀" } },
+    });
+    expectStatus(iconOnly, 200);
+    expect(iconOnly.data).toMatchObject({ title: `Renamed ${run}`, icon: { type: "emoji", value: "🚀" } });
+    expect(iconOnly.data?.updatedAt).toBeGreaterThanOrEqual(before.updatedAt);
+  });
+
+  it("400 VALIDATION_ERROR for an empty update and for an empty title", async () => {
+    const { client } = use();
+    const path = { projectId };
+    expectError(await client.PATCH("/projects/{projectId}", { params: { path }, body: {} }), 400, "VALIDATION_ERROR");
+    expectError(
+      await client.PATCH("/projects/{projectId}", { params: { path }, body: { title: "" } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a read-only key", async (ctx) => {
+    const t = use();
+    const key = await inProcessOnly(ctx, t, "a read-only key").newKey("read-only");
+    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
+    const reply = await use().client.PATCH("/projects/{projectId}", {
+      params: { path: { projectId: unknownId("project") } },
+      body: { title: "x" },
+    });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+  itRejectsOversizedBody(use, send);
+});
+
+describe("listDeploymentEnvironments", () => {
+  const send: Send = (client, extra) =>
+    client.GET("/projects/{projectId}/deployment-environments", { params: { path: { projectId } }, ...extra });
+
+  it("200: lists the project's environments and pages through them", async () => {
+    const { client } = use();
+    for (const name of [`list-a-${run}`, `list-b-${run}`, `list-c-${run}`]) {
+      unwrap(
+        await client.POST("/projects/{projectId}/deployment-environments", {
+          params: { path: { projectId } },
+          body: { name },
+        }),
+      );
+    }
+    const page = await client.GET("/projects/{projectId}/deployment-environments", {
+      params: { path: { projectId }, query: { limit: 2, sort: "createdAt:asc" } },
+    });
+    expectStatus(page, 200);
+    expect(page.data?.pagination).toMatchObject({ limit: 2, returned: 2, hasMore: true });
+    const names: string[] = [];
+    for await (const environment of paginate(client, "GET", "/projects/{projectId}/deployment-environments", {
+      params: { path: { projectId }, query: { limit: 2, sort: "createdAt:asc" } },
+    })) {
+      expect(environment.projectId).toBe(projectId);
+      names.push(environment.name);
+    }
+    expect(names).toEqual(expect.arrayContaining([`list-a-${run}`, `list-b-${run}`, `list-c-${run}`]));
+  });
+
+  it("400 VALIDATION_ERROR for a bad sort, 400 INVALID_CURSOR for a tampered cursor", async () => {
+    const { client } = use();
+    const params = (query: Record<string, unknown>) => ({ params: { path: { projectId }, query } }) as never;
+    expectError(
+      await client.GET("/projects/{projectId}/deployment-environments", params({ sort: "name:asc" })),
+      400,
+      "VALIDATION_ERROR",
+    );
+    const page = unwrap(await client.GET("/projects/{projectId}/deployment-environments", params({ limit: 1 }))) as {
+      pagination: { nextCursor: string };
+    };
+    expectError(
+      await client.GET(
+        "/projects/{projectId}/deployment-environments",
+        params({ limit: 1, cursor: `${page.pagination.nextCursor}x` }),
+      ),
+      400,
+      "INVALID_CURSOR",
+    );
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a key restricted to another project and for an ingest-only key", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "restricted and ingest-only keys");
+    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
+    const path = { projectId: unknownId("project") };
+    const reply = await use().client.GET("/projects/{projectId}/deployment-environments", { params: { path } });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+});
+
+describe("createDeploymentEnvironment", () => {
+  let counter = 0;
+  const send: Send = (client, extra) =>
+    client.POST("/projects/{projectId}/deployment-environments", {
+      params: { path: { projectId } },
+      body: { name: `env-${run}-${++counter}` },
+      ...extra,
+    });
+
+  it("201: creates an environment in the project", async () => {
+    const created = await use().client.POST("/projects/{projectId}/deployment-environments", {
+      params: { path: { projectId } },
+      body: { name: `Production ${run}` },
+    });
+    expectStatus(created, 201);
+    expect(created.data).toMatchObject({ projectId, name: `Production ${run}` });
+  });
+
+  it("400 VALIDATION_ERROR for an empty name and for a name over 50 characters", async () => {
+    const { client } = use();
+    for (const name of ["", "x".repeat(51)]) {
+      const reply = await client.POST("/projects/{projectId}/deployment-environments", {
+        params: { path: { projectId } },
+        body: { name },
+      });
+      expectError(reply, 400, "VALIDATION_ERROR");
+    }
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "read-only and project-restricted keys");
+    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
+    const reply = await use().client.POST("/projects/{projectId}/deployment-environments", {
+      params: { path: { projectId: unknownId("project") } },
+      body: { name: "x" },
+    });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("409 CONFLICT for a name the project already has, compared case-insensitively", async () => {
+    const { client } = use();
+    const create = (name: string) =>
+      client.POST("/projects/{projectId}/deployment-environments", { params: { path: { projectId } }, body: { name } });
+    expectStatus(await create(`Staging ${run}`), 201);
+    expectError(await create(`staging ${run}`.toUpperCase()), 409, "CONFLICT");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+  itRejectsOversizedBody(use, send);
+});
+
+itProvokedEveryDocumentedStatus(use, [
+  "listProjects",
+  "createProject",
+  "getProject",
+  "updateProject",
+  "listDeploymentEnvironments",
+  "createDeploymentEnvironment",
+]);

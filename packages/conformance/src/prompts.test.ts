@@ -1,0 +1,424 @@
+/** Prompts through the client, every response validated against the spec. */
+import { paginate, unwrap } from "@pharos/client";
+import type { components } from "@pharos/contract";
+import { beforeAll, describe, expect, it, type TestContext } from "vitest";
+import {
+  expectError,
+  expectStatus,
+  inProcessOnly,
+  itHidesOtherWorkspaces,
+  itProvokedEveryDocumentedStatus,
+  itRejectsMalformedJson,
+  itRejectsOversizedBody,
+  itRequiresAKey,
+  type Send,
+  unknownId,
+} from "./cases.ts";
+import { fullDraft, newDataset, newProject, newPrompt, runTag, text } from "./fixtures.ts";
+import { useTarget } from "./target.ts";
+
+type Prompt = components["schemas"]["Prompt"];
+
+const use = useTarget();
+const run = runTag();
+
+let projectId: string;
+/** A prompt with the full draft, for reads. */
+let prompt: Prompt;
+beforeAll(async () => {
+  const { client } = use();
+  projectId = (await newProject(client, `Prompts ${run}`)).id;
+  prompt = await newPrompt(client, projectId, { title: `Support ${run}`, draft: fullDraft });
+});
+
+const restrictedElsewhere = async (ctx: TestContext) => {
+  const t = use();
+  return inProcessOnly(ctx, t, "a project-restricted key").newKey("full", [t.projectId]);
+};
+
+describe("listPrompts", () => {
+  const send: Send = (client, extra) => client.GET("/prompts", { params: { query: { projectId } }, ...extra });
+
+  it("200: lists the project's prompts as summaries and pages through them", async () => {
+    const { client } = use();
+    const listProject = (await newProject(client, `List ${run}`)).id;
+    const ids = [];
+    for (const title of ["a", "b", "c"]) ids.push((await newPrompt(client, listProject, { title })).id);
+    const first = await client.GET("/prompts", { params: { query: { projectId: listProject, limit: 2 } } });
+    expectStatus(first, 200);
+    expect(first.data?.pagination).toMatchObject({ limit: 2, returned: 2, hasMore: true });
+    expect(first.data?.prompts[0]).not.toHaveProperty("draft");
+    const all = [];
+    for await (const p of paginate(client, "GET", "/prompts", {
+      params: { query: { projectId: listProject, limit: 2, sort: "createdAt:asc" } },
+    })) {
+      all.push(p.id);
+    }
+    expect(all).toEqual(ids);
+  });
+
+  it("400 VALIDATION_ERROR without projectId and for a short projectId; 400 INVALID_CURSOR for a bad cursor", async () => {
+    const { client } = use();
+    expectError(await client.GET("/prompts", { params: { query: {} } } as never), 400, "VALIDATION_ERROR");
+    expectError(
+      await client.GET("/prompts", { params: { query: { projectId: "project_short" } } }),
+      400,
+      "VALIDATION_ERROR",
+    );
+    expectError(
+      await client.GET("/prompts", { params: { query: { projectId, cursor: "garbage" } } }),
+      400,
+      "INVALID_CURSOR",
+    );
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a key restricted to another project and for an ingest-only key", async (ctx) => {
+    const t = use();
+    expectError(await send(t.clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
+    const ingest = await inProcessOnly(ctx, t, "an ingest-only key").newKey("ingest-only");
+    expectError(await send(t.clientWithKey(ingest), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
+    const query = { projectId: unknownId("project") };
+    expectError(await use().client.GET("/prompts", { params: { query } }), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+});
+
+describe("createPrompt", () => {
+  const send: Send = (client, extra) => client.POST("/prompts", { body: { projectId }, ...extra });
+
+  it("201: creates a prompt from its project alone, with the documented defaults", async () => {
+    const created = await use().client.POST("/prompts", { body: { projectId } });
+    expectStatus(created, 201);
+    expect(created.data).toMatchObject({
+      title: "Untitled prompt",
+      icon: { type: "emoji", value: "📝" },
+      projectId,
+      draft: { config: { provider: null, providerId: null, model: null, settings: {} }, messages: [], tools: [] },
+      contentLinks: {},
+    });
+    expect(created.data).not.toHaveProperty("defaultPlayground");
+  });
+
+  it("201: seeds the draft and derives its variables from the placeholders", async () => {
+    const created = await use().client.POST("/prompts", {
+      body: {
+        projectId,
+        title: "Seeded",
+        draft: {
+          ...fullDraft,
+          messages: [
+            ...fullDraft.messages,
+            {
+              role: "user",
+              content: [{ modality: "image", detail: "auto", value: { type: "url", url: "https://x.test/{{photo}}" } }],
+            },
+          ],
+        },
+      },
+    });
+    expectStatus(created, 201);
+    expect(created.data?.draft.variables).toEqual({
+      product: { modality: "text" },
+      question: { modality: "text" },
+      photo: { modality: "image" },
+    });
+    expect(created.data?.draft.config).toMatchObject({ provider: "openai", model: "gpt-4o-mini" });
+  });
+
+  it("400 VALIDATION_ERROR for a bad title, an unknown field, a bad provider name and an unknown content modality", async () => {
+    const { client } = use();
+    const bodies = [
+      { projectId, title: "" },
+      { projectId, title: "x".repeat(51) },
+      { projectId, extra: 1 },
+      { projectId, draft: { config: { provider: "OpenAI" } } },
+      { projectId, draft: { messages: [{ role: "user", content: [{ modality: "video", value: "x" }] }] } },
+      { projectId, draft: { variables: { a: { modality: "text" } } } },
+    ];
+    for (const body of bodies) {
+      expectError(await client.POST("/prompts", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+  });
+
+  it("400 VALIDATION_ERROR for settings over 50 keys and tool parameters over 64 keys", async () => {
+    const { client } = use();
+    const keys = (n: number) => Object.fromEntries(Array.from({ length: n }, (_, i) => [`k${i}`, i]));
+    const settings = await client.POST("/prompts", {
+      body: { projectId, draft: { config: { settings: keys(51) } } },
+    });
+    expectError(settings, 400, "VALIDATION_ERROR");
+    const tool = { type: "function", definition: { schema: { name: "f", description: "d", parameters: keys(65) } } };
+    const parameters = await client.POST("/prompts", { body: { projectId, draft: { tools: [tool] } } as never });
+    expectError(parameters, 400, "VALIDATION_ERROR");
+    expectStatus(
+      await client.POST("/prompts", { body: { projectId, draft: { config: { settings: keys(50) } } } }),
+      201,
+    );
+  });
+
+  it("400 VALIDATION_ERROR for a settings key of 0 or over 64 characters", async () => {
+    const { client } = use();
+    for (const key of ["", "k".repeat(65)]) {
+      const reply = await client.POST("/prompts", {
+        body: { projectId, draft: { config: { settings: { [key]: 1 } } } },
+      });
+      expectError(reply, 400, "VALIDATION_ERROR");
+    }
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for read-only and ingest-only keys and for a key restricted to another project", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    for (const key of [
+      await admin.newKey("read-only"),
+      await admin.newKey("ingest-only"),
+      await admin.newKey("full", [t.projectId]),
+    ]) {
+      expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
+    }
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
+    expectError(
+      await use().client.POST("/prompts", { body: { projectId: unknownId("project") } }),
+      404,
+      "RESOURCE_NOT_FOUND",
+    );
+  });
+
+  // KNOWN DEVIATION: the spec says 404 for a `draft.config.providerId` unknown in the workspace, but providers
+  // are issue 6 and the server stores any providerId as sent. When it is enforced this fails: make it `it`.
+  it.fails("404 RESOURCE_NOT_FOUND for an unknown providerId", async () => {
+    const providerId = unknownId("provider");
+    const reply = await use().client.POST("/prompts", { body: { projectId, draft: { config: { providerId } } } });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+  itRejectsOversizedBody(use, send);
+});
+
+describe("getPrompt", () => {
+  const send: Send = (client, extra) =>
+    client.GET("/prompts/{promptId}", { params: { path: { promptId: prompt.id } }, ...extra });
+
+  it("200: reads the prompt with its draft, without the playground unless expanded", async () => {
+    const { client } = use();
+    const read = await send(client, {});
+    expectStatus(read, 200);
+    expect(read.data).toEqual(prompt);
+    const expanded = await client.GET("/prompts/{promptId}", {
+      params: { path: { promptId: prompt.id }, query: { expand: "playground" } },
+    });
+    expectStatus(expanded, 200);
+    expect(expanded.data).toMatchObject({ id: prompt.id, defaultPlayground: { id: prompt.defaultPlaygroundId } });
+  });
+
+  it("200: reduces the body to the named fields, always with id", async () => {
+    const { client } = use();
+    const some = await client.GET("/prompts/{promptId}", {
+      params: { path: { promptId: prompt.id }, query: { fields: "title,draft" } },
+    });
+    expectStatus(some, 200);
+    expect(some.data).toEqual({ id: prompt.id, title: prompt.title, draft: prompt.draft });
+    const playground = await client.GET("/prompts/{promptId}", {
+      params: { path: { promptId: prompt.id }, query: { fields: "defaultPlayground", expand: "playground" } },
+    });
+    expect(Object.keys(playground.data ?? {}).sort()).toEqual(["defaultPlayground", "id"]);
+  });
+
+  it("400 VALIDATION_ERROR for an unknown field, for defaultPlayground without expand and for a short id", async () => {
+    const { client } = use();
+    const path = { promptId: prompt.id };
+    for (const query of [{ fields: "title,colour" }, { fields: "defaultPlayground" }, { expand: "history" }]) {
+      const reply = await client.GET("/prompts/{promptId}", { params: { path, query } as never });
+      expectError(reply, 400, "VALIDATION_ERROR");
+    }
+    const short = await client.GET("/prompts/{promptId}", { params: { path: { promptId: "prompt_1" } } });
+    expectError(short, 400, "VALIDATION_ERROR");
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a key restricted to another project", async (ctx) => {
+    expectError(await send(use().clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
+    const path = { promptId: unknownId("prompt") };
+    expectError(await use().client.GET("/prompts/{promptId}", { params: { path } }), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+});
+
+describe("updatePrompt", () => {
+  let target: Prompt;
+  beforeAll(async () => {
+    target = await newPrompt(use().client, projectId, { title: `Editable ${run}`, draft: fullDraft });
+  });
+  const send: Send = (client, extra) =>
+    client.PATCH("/prompts/{promptId}", {
+      params: { path: { promptId: target.id } },
+      body: { title: `Edited ${run}` },
+      ...extra,
+    });
+
+  it("200: changes only the parts given", async () => {
+    const { client } = use();
+    const path = { promptId: target.id };
+    const renamed = await client.PATCH("/prompts/{promptId}", { params: { path }, body: { title: "Renamed" } });
+    expectStatus(renamed, 200);
+    expect(renamed.data).toMatchObject({ title: "Renamed", draft: target.draft });
+    const messages = [{ role: "user" as const, content: [text("Hello {{name}}")] }];
+    const rewritten = await client.PATCH("/prompts/{promptId}", { params: { path }, body: { messages } });
+    expectStatus(rewritten, 200);
+    expect(rewritten.data?.title).toBe("Renamed");
+    expect(rewritten.data?.draft).toEqual({ ...target.draft, messages, variables: { name: { modality: "text" } } });
+    expect(rewritten.data).not.toHaveProperty("defaultPlayground");
+  });
+
+  it("400 VALIDATION_ERROR for an empty update, for `playgrounds` and for a bad part", async () => {
+    const { client } = use();
+    const path = { promptId: target.id };
+    for (const body of [{}, { playgrounds: [] }, { title: "" }, { tools: [{ type: "function" }] }]) {
+      const reply = await client.PATCH("/prompts/{promptId}", { params: { path }, body: body as never });
+      expectError(reply, 400, "VALIDATION_ERROR");
+    }
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown prompt", async () => {
+    const unknown = await use().client.PATCH("/prompts/{promptId}", {
+      params: { path: { promptId: unknownId("prompt") } },
+      body: { title: "x" },
+    });
+    expectError(unknown, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  // KNOWN DEVIATION, as for createPrompt: an unknown `config.providerId` is stored instead of answered with 404.
+  it.fails("404 RESOURCE_NOT_FOUND for an unknown providerId", async () => {
+    const provider = await use().client.PATCH("/prompts/{promptId}", {
+      params: { path: { promptId: target.id } },
+      body: { config: { providerId: unknownId("provider") } },
+    });
+    expectError(provider, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+  itRejectsOversizedBody(use, send);
+});
+
+describe("deletePrompt", () => {
+  const remove = (promptId: string) => use().client.DELETE("/prompts/{promptId}", { params: { path: { promptId } } });
+  let victim: Prompt;
+  beforeAll(async () => {
+    victim = await newPrompt(use().client, projectId, { title: `Doomed ${run}` });
+  });
+  const send: Send = (client, extra) =>
+    client.DELETE("/prompts/{promptId}", { params: { path: { promptId: victim.id } }, ...extra });
+
+  it("204: deletes the prompt; reading it afterwards is 404", async () => {
+    const doomed = await newPrompt(use().client, projectId, { title: "Short-lived" });
+    const deleted = await remove(doomed.id);
+    expectStatus(deleted, 204);
+    expect(deleted.data).toBeUndefined();
+    const read = await use().client.GET("/prompts/{promptId}", { params: { path: { promptId: doomed.id } } });
+    expectError(read, 404, "RESOURCE_NOT_FOUND");
+    expectError(await remove(doomed.id), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("400 VALIDATION_ERROR for a short id", async () => {
+    expectError(await remove("prompt_1"), 400, "VALIDATION_ERROR");
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
+    expectError(await remove(unknownId("prompt")), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("409 CONFLICT while a prompt column of a dataset refers to the prompt", async () => {
+    const { client } = use();
+    const referenced = await newPrompt(client, projectId, { title: "Referenced" });
+    const dataset = await newDataset(client, projectId, {
+      title: `Refers ${run}`,
+      columns: [{ name: "answer", type: "prompt", settings: { promptId: referenced.id } }],
+    });
+    expectError(await remove(referenced.id), 409, "CONFLICT");
+    const column = dataset.columns[0];
+    if (!column) throw new Error("the dataset has no column");
+    unwrap(
+      await client.DELETE("/datasets/{datasetId}/columns/{columnId}", {
+        params: { path: { datasetId: dataset.id, columnId: column.id } },
+      }),
+    );
+    expectStatus(await remove(referenced.id), 204);
+  });
+
+  itHidesOtherWorkspaces(use, send);
+});
+
+describe("getPromptDraft", () => {
+  const send: Send = (client, extra) =>
+    client.GET("/prompts/{promptId}/draft", { params: { path: { promptId: prompt.id } }, ...extra });
+
+  it("200: returns the draft as getPrompt shows it", async () => {
+    const read = await send(use().client, {});
+    expectStatus(read, 200);
+    expect(read.data).toEqual(prompt.draft);
+  });
+
+  it("400 VALIDATION_ERROR for a short id", async () => {
+    const reply = await use().client.GET("/prompts/{promptId}/draft", { params: { path: { promptId: "p" } } });
+    expectError(reply, 400, "VALIDATION_ERROR");
+  });
+
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for a key restricted to another project", async (ctx) => {
+    expectError(await send(use().clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
+    const path = { promptId: unknownId("prompt") };
+    const reply = await use().client.GET("/prompts/{promptId}/draft", { params: { path } });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+});
+
+itProvokedEveryDocumentedStatus(use, [
+  "listPrompts",
+  "createPrompt",
+  "getPrompt",
+  "updatePrompt",
+  "deletePrompt",
+  "getPromptDraft",
+]);
