@@ -3,6 +3,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["src/**/*.test.ts"],
+    // The suites share 2 cores with the other packages' when `pnpm test` runs them together.
+    testTimeout: 30_000,
+    hookTimeout: 60_000,
     // The type tests (src/*.test-d.ts) run through tsc as part of `vitest run`.
     typecheck: { enabled: true, include: ["src/**/*.test-d.ts"], tsconfig: "./tsconfig.json" },
   },

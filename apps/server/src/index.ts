@@ -10,5 +10,6 @@ export {
 } from "./services/admin/workspaces.ts";
 export { openStore } from "./store/open-store.ts";
 export { openPostgresStore } from "./store/postgres.ts";
+export { openScratchStore, type ScratchStore } from "./store/scratch.ts";
 export { openSqliteStore } from "./store/sqlite.ts";
 export type { Store } from "./store/store.ts";

@@ -7,9 +7,6 @@
  * Every client the kit hands out validates every response against the spec (validator.ts), so no test can
  * forget to.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { createClient, type Middleware, type PharosClient, paginate, unwrap } from "@pharos/client";
 import {
   createApiKey,
@@ -17,11 +14,8 @@ import {
   createIdGenerator,
   createProjectForWorkspace,
   createWorkspace,
-  openPostgresStore,
-  openSqliteStore,
-  type Store,
+  openScratchStore,
 } from "@pharos/server";
-import pg from "pg";
 import { afterAll, beforeAll } from "vitest";
 import { operationForRoute } from "./spec.ts";
 import { ConformanceError, checkResponse } from "./validator.ts";
@@ -107,40 +101,9 @@ async function openRemoteTarget(baseUrl: string, apiKey: string): Promise<Target
   };
 }
 
-async function openStore(): Promise<{ store: Store; dispose(): Promise<void> }> {
-  const url = process.env.PHAROS_CONFORMANCE_DATABASE_URL;
-  if (url) {
-    const schema = `conformance_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect();
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const store = openPostgresStore(url, { schema });
-    return {
-      store,
-      async dispose() {
-        await store.close();
-        const cleanup = new pg.Client({ connectionString: url });
-        await cleanup.connect();
-        await cleanup.query(`drop schema ${schema} cascade`);
-        await cleanup.end();
-      },
-    };
-  }
-  const dir = mkdtempSync(join(tmpdir(), "pharos-conformance-"));
-  const store = openSqliteStore(join(dir, "pharos.db"));
-  return {
-    store,
-    async dispose() {
-      await store.close();
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
-}
-
 /** A fresh in-process app on its own database. */
 export async function openInProcessApp() {
-  const { store, dispose } = await openStore();
+  const { store, dispose } = await openScratchStore(process.env.PHAROS_CONFORMANCE_DATABASE_URL);
   await store.migrate();
   const app = await createApp({ store });
   return { store, app, close: dispose };

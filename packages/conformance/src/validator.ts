@@ -4,12 +4,8 @@
  * declared header (X-Request-Id, Retry-After) must be present and valid, a client's UUID request id must be
  * echoed, and an error's code must be the one the spec's table gives that status.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
+import { createSchemaValidator } from "@pharos/contract/schema-validator";
 import { bundle, deref, type Json, responsesOf, type SchemaObject, type SpecOperation } from "./spec.ts";
-
-const COMPONENTS_ID = "https://pharos.dev/conformance/components.json";
-const SCHEMA_REF = "#/components/schemas/";
 
 /** openapi/description.md, "Errors": each code has one status. */
 export const STATUS_OF_ERROR_CODE = {
@@ -26,49 +22,10 @@ export const STATUS_OF_ERROR_CODE = {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** A copy of a schema whose component refs point at the registered components root. */
-function portable(node: unknown): unknown {
-  if (Array.isArray(node)) return node.map(portable);
-  if (node === null || typeof node !== "object") return node;
-  return Object.fromEntries(
-    Object.entries(node).map(([key, value]) => [
-      key,
-      key === "$ref" && typeof value === "string" && value.startsWith(SCHEMA_REF)
-        ? `${COMPONENTS_ID}#/$defs/${value.slice(SCHEMA_REF.length)}`
-        : portable(value),
-    ]),
-  );
-}
-
-function createAjv(): Ajv2020 {
-  // strictRequired is off: a `required` name may be declared by a sibling union variant's properties.
-  const ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false });
-  addFormats.default(ajv);
-  // OpenAPI's own keywords inside Schema Objects; they do not validate anything.
-  ajv.addKeyword({ keyword: "discriminator" });
-  ajv.addKeyword({ keyword: "example" });
-  const schemas = (bundle.components as Json).schemas as Json;
-  ajv.addSchema({ $id: COMPONENTS_ID, $defs: portable(schemas) as Json });
-  return ajv;
-}
-
-const ajv = createAjv();
-const compiled = new WeakMap<object, ValidateFunction>();
-
-export function validatorFor(schema: SchemaObject): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(portable(schema) as SchemaObject);
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
+export const { validatorFor, schemaErrors: errorsOf } = createSchemaValidator(bundle);
 
 /** ajv's complaints about `value`, or undefined when it validates. */
-export function schemaErrors(schema: SchemaObject, value: unknown): string | undefined {
-  const validate = validatorFor(schema);
-  return validate(value) ? undefined : ajv.errorsText(validate.errors, { dataVar: "body" });
-}
+export const schemaErrors = (schema: SchemaObject, value: unknown) => errorsOf(schema, value, "body");
 
 export interface ResponseProblem {
   operationId: string;

@@ -2,10 +2,6 @@
  * Test harness: a real app on a real database. Every behaviour test runs once per adapter — SQLite (a temp
  * file) always, PostgreSQL when PHAROS_TEST_DATABASE_URL is set (each test file in a fresh schema).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import pg from "pg";
 import { afterAll, beforeAll, describe } from "vitest";
 import { type AppOptions, createApp } from "../app.ts";
 import { createIdGenerator } from "../ids.ts";
@@ -15,54 +11,19 @@ import {
   createProjectForWorkspace,
   createWorkspace,
 } from "../services/admin/workspaces.ts";
-import { openPostgresStore } from "../store/postgres.ts";
 import type { Role } from "../store/schema.ts";
-import { openSqliteStore } from "../store/sqlite.ts";
+import { openScratchStore, type ScratchStore } from "../store/scratch.ts";
 import type { Store } from "../store/store.ts";
 
 export const postgresUrl = process.env.PHAROS_TEST_DATABASE_URL;
 
 interface Adapter {
   name: "sqlite" | "postgres";
-  open(): Promise<{ store: Store; dispose(): Promise<void> }>;
+  open(): Promise<ScratchStore>;
 }
 
-const sqlite: Adapter = {
-  name: "sqlite",
-  async open() {
-    const dir = mkdtempSync(join(tmpdir(), "pharos-test-"));
-    const store = openSqliteStore(join(dir, "pharos.db"));
-    return {
-      store,
-      async dispose() {
-        await store.close();
-        rmSync(dir, { recursive: true, force: true });
-      },
-    };
-  },
-};
-
-const postgres = (url: string): Adapter => ({
-  name: "postgres",
-  async open() {
-    const schema = `test_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-    const admin = new pg.Client({ connectionString: url });
-    await admin.connect(); // an unreachable server fails the suite here, loudly
-    await admin.query(`create schema ${schema}`);
-    await admin.end();
-    const store = openPostgresStore(url, { schema });
-    return {
-      store,
-      async dispose() {
-        await store.close();
-        const cleanup = new pg.Client({ connectionString: url });
-        await cleanup.connect();
-        await cleanup.query(`drop schema ${schema} cascade`);
-        await cleanup.end();
-      },
-    };
-  },
-});
+const sqlite: Adapter = { name: "sqlite", open: () => openScratchStore() };
+const postgres = (url: string): Adapter => ({ name: "postgres", open: () => openScratchStore(url) });
 
 export const adapters: Adapter[] = postgresUrl ? [sqlite, postgres(postgresUrl)] : [sqlite];
 

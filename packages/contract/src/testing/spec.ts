@@ -2,11 +2,13 @@
  * Reading the bundled document in tests: dereferencing, walking operations, and an ajv (JSON Schema 2020-12)
  * validator that is independent of the generated zod schemas.
  */
-import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
-import addFormats from "ajv-formats";
 import { openapiDocument } from "../index.ts";
+import { createSchemaValidator } from "../schema-validator.ts";
 
-export type SchemaObject = Record<string, unknown>;
+export type { SchemaObject } from "../schema-validator.ts";
+
+import type { SchemaObject } from "../schema-validator.ts";
+
 type Json = Record<string, unknown>;
 
 export const document = openapiDocument as unknown as Json;
@@ -69,51 +71,8 @@ export function responsesOf(operation: Operation): Map<string, Json> {
   return new Map(Object.entries(operation.node.responses as Json).map(([status, r]) => [status, deref(r)]));
 }
 
-const SCHEMA_REF = "#/components/schemas/";
-const DEFS_ID = "https://pharos.invalid/schemas";
-
-/** Rewrites component refs so that schemas from anywhere in the document resolve against one registered root. */
-function portable(schema: unknown): unknown {
-  if (Array.isArray(schema)) return schema.map(portable);
-  if (schema === null || typeof schema !== "object") return schema;
-  return Object.fromEntries(
-    Object.entries(schema).map(([key, value]) => [
-      key,
-      key === "$ref" && typeof value === "string" && value.startsWith(SCHEMA_REF)
-        ? `${DEFS_ID}#/$defs/${value.slice(SCHEMA_REF.length)}`
-        : portable(value),
-    ]),
-  );
-}
-
-function createAjv(): Ajv2020 {
-  const ajv = new Ajv2020({ strict: true, allErrors: true, strictRequired: false });
-  addFormats.default(ajv);
-  // OpenAPI's own keywords inside Schema Objects; they carry no validation.
-  ajv.addKeyword({ keyword: "discriminator" });
-  ajv.addKeyword({ keyword: "example" });
-  const components = (document.components as Json).schemas as Json;
-  ajv.addSchema({ $id: DEFS_ID, $defs: portable(components) as Json });
-  return ajv;
-}
-
-const ajv = createAjv();
-const compiled = new WeakMap<object, ValidateFunction>();
-
-/** An ajv validator for any Schema Object of the document. */
-export function validatorFor(schema: SchemaObject): ValidateFunction {
-  let validate = compiled.get(schema);
-  if (!validate) {
-    validate = ajv.compile(portable(schema) as SchemaObject);
-    compiled.set(schema, validate);
-  }
-  return validate;
-}
-
-export function schemaErrors(schema: SchemaObject, value: unknown): string | undefined {
-  const validate = validatorFor(schema);
-  return validate(value) ? undefined : ajv.errorsText(validate.errors);
-}
+const validator = createSchemaValidator(document);
+export const { validatorFor, schemaErrors } = validator;
 
 export function componentSchema(name: string): SchemaObject {
   const schema = ((document.components as Json).schemas as Json)[name];

@@ -120,6 +120,15 @@ describeEachStore("projects", (use) => {
     expect(error.headers.get("X-Request-Id")).toBe(id);
   });
 
+  it("answers 413 PAYLOAD_TOO_LARGE to a body over 32 MB, and stores nothing", async () => {
+    const h = use();
+    const before = (await h.request("GET", "/projects?limit=200")).body.projects.length;
+    const rawBody = JSON.stringify({ title: "big", padding: "x".repeat(32 * 1024 * 1024) });
+    const reply = await h.request("POST", "/projects", { rawBody, headers: { "Content-Type": "application/json" } });
+    await expectError(reply, 413, "PAYLOAD_TOO_LARGE");
+    expect((await h.request("GET", "/projects?limit=200")).body.projects.length).toBe(before);
+  });
+
   itRejectsMissingAndInvalidKeys(use, { method: "GET", path: () => "/projects" });
   itHidesOtherWorkspaces(use, { method: "GET", path: (h) => `/projects/${h.projectId}` });
   itHidesOtherWorkspaces(use, {
