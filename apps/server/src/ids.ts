@@ -13,6 +13,8 @@ const PREFIXES = {
   column: "column",
   row: "row",
   evaluator: "evaluator",
+  trace: "trace",
+  span: "span",
 } as const;
 
 export type EntityKind = keyof typeof PREFIXES;

@@ -2,6 +2,7 @@ import { datasetRoutes } from "./datasets/index.ts";
 import type { RouteDefinition } from "./define-route.ts";
 import { deploymentRoutes } from "./deployments/index.ts";
 import { evaluatorRoutes } from "./evaluators/index.ts";
+import { logRoutes } from "./logs/index.ts";
 import { projectRoutes } from "./projects/index.ts";
 import { promptRoutes } from "./prompts/index.ts";
 
@@ -12,4 +13,5 @@ export const routeDefinitions: readonly RouteDefinition[] = [
   ...deploymentRoutes,
   ...evaluatorRoutes,
   ...datasetRoutes,
+  ...logRoutes,
 ] as readonly RouteDefinition[];

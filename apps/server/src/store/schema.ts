@@ -98,4 +98,89 @@ export interface Database {
     createdAt: number;
     updatedAt: number;
   };
+  /** One trace; its aggregates are kept on write so search needs no joins. */
+  logTraces: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    name: string;
+    status: LogStatus;
+    startedAt: number;
+    endedAt: number;
+    /** endedAt − startedAt, ms. */
+    latency: number;
+    referenceId: string | null;
+    sessionId: string | null;
+    /** JSON object. */
+    attributes: string;
+    /** JSON string[]. */
+    tags: string;
+    /** JSON string[], in write order. */
+    spanIds: string;
+    totalCost: number;
+    totalInputTokens: number;
+    totalOutputTokens: number;
+    createdAt: number;
+    updatedAt: number;
+  };
+  logSpans: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    traceId: string;
+    name: string;
+    status: LogStatus;
+    /** The content's `type`: a built-in type or a custom name. */
+    contentType: string;
+    startedAt: number;
+    endedAt: number;
+    latency: number;
+    promptId: string | null;
+    deploymentId: string | null;
+    referenceId: string | null;
+    parentReferenceId: string | null;
+    sessionId: string | null;
+    /** 0 or 1. */
+    runEvaluation: number;
+    /** Model / ModelStream content's model and provider, for search. */
+    model: string | null;
+    provider: string | null;
+    cost: number | null;
+    promptTokens: number | null;
+    completionTokens: number | null;
+    totalTokens: number | null;
+    /** Compact JSON text of the content. */
+    content: string;
+    attributes: string;
+    tags: string;
+    /** JSON string[]. */
+    events: string;
+    createdAt: number;
+    updatedAt: number;
+  };
+  /**
+   * One row per attribute of a trace or span, typed, so attribute filters use an index instead of scanning
+   * the project. Exactly one of the value columns is set.
+   */
+  logAttributes: {
+    projectId: string;
+    ownerKind: "trace" | "span";
+    ownerId: string;
+    key: string;
+    textValue: string | null;
+    numberValue: number | null;
+    /** 0 or 1. */
+    booleanValue: number | null;
+    startedAt: number;
+  };
+  /** One row per tag of a trace or span, for indexed tag filters. */
+  logTags: {
+    projectId: string;
+    ownerKind: "trace" | "span";
+    ownerId: string;
+    tag: string;
+    startedAt: number;
+  };
 }
+
+export type LogStatus = "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
