@@ -18,6 +18,7 @@ import { validationHook } from "./http/validation-hook.ts";
 import { createIdGenerator } from "./ids.ts";
 import { routeDefinitions } from "./routes/index.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { WriteBatcher, type WriteBatcherOptions } from "./services/logs/write-batcher.ts";
 import { databaseSecret, type Store } from "./store/store.ts";
 
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -30,6 +31,8 @@ export interface AppOptions {
   docsHtmlPath?: string;
   /** Requests per minute per workspace, by class; defaults in http/rate-limit.ts. */
   rateLimits?: Partial<RateLimits>;
+  /** Group commit of log writes: the batching window (ms) and the most jobs per batch. */
+  logWriteBatch?: Partial<WriteBatcherOptions>;
 }
 
 export async function createApp(options: AppOptions) {
@@ -60,12 +63,15 @@ export async function createApp(options: AppOptions) {
       },
     }),
   );
-  api.use("*", authenticate({ store: options.store, now, newId: createIdGenerator(now), cursorSecret }));
+  // One batcher per app: concurrent log writes of every request share its transactions (group commit).
+  const logWrites = new WriteBatcher(options.store.db, options.store.dialect, options.logWriteBatch);
+  api.use("*", authenticate({ store: options.store, now, newId: createIdGenerator(now), cursorSecret, logWrites }));
   registerRoutes(api, routeDefinitions, new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, now));
   app.route("/v2", api);
 
   app.notFound((c) => errorResponse(c, new ApiError("RESOURCE_NOT_FOUND", "No such operation.")));
   app.onError(onError);
   api.onError(onError);
-  return app;
+  // `logWrites` is exposed for tests and benchmarks (its `stats`), never over HTTP.
+  return Object.assign(app, { logWrites });
 }

@@ -4,7 +4,8 @@
  * - nullability: `nullable: true`, `type: [X, "null"]` and `anyOf: [X, {type: "null"}]` all become the anyOf;
  * - `const: v` becomes `enum: [v]`; `enum` and `required` are sorted; `anyOf`/`oneOf` members are sorted;
  * - a `oneOf` whose members provably exclude each other (different types, or a required property with disjoint
- *   values: a discriminated union) becomes an `anyOf`, which then validates the same;
+ *   values: a discriminated union; members that are themselves unions are flattened first) becomes an `anyOf`,
+ *   which then validates the same;
  * - integer `format` (int32/int64) is dropped: JSON has one number type, the bounds carry the range;
  * - spellings of "no constraint" (`additionalProperties: true`, `items: {}`, `minLength: 0`, `minItems: 0`)
  *   are dropped, a one-member `allOf`/`anyOf` is its member.
@@ -155,9 +156,15 @@ function simplify(input: Json): Json {
     return { ...merged, allOf: sortedUnique(separate) };
   }
 
-  if (Array.isArray(schema.oneOf) && pairwiseDisjoint(schema.oneOf as Json[])) {
-    schema.anyOf = [...((schema.anyOf as Json[] | undefined) ?? []), ...(schema.oneOf as Json[])];
-    delete schema.oneOf;
+  if (Array.isArray(schema.oneOf)) {
+    // A member that is only a union contributes its members (a oneOf of unions, e.g. LogFilter's groups).
+    const leaves = (schema.oneOf as Json[]).flatMap((member) =>
+      Object.keys(member).length === 1 && Array.isArray(member.anyOf) ? (member.anyOf as Json[]) : [member],
+    );
+    if (pairwiseDisjoint(leaves)) {
+      schema.anyOf = [...((schema.anyOf as Json[] | undefined) ?? []), ...leaves];
+      delete schema.oneOf;
+    }
   }
   for (const key of ["anyOf", "oneOf"]) {
     if (!Array.isArray(schema[key])) continue;

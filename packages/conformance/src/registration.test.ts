@@ -8,11 +8,6 @@ import { describe, expect, it } from "vitest";
 import { specOperationById, specOperations } from "./spec.ts";
 
 const NOT_YET_IMPLEMENTED: Record<string, string> = {
-  createLogTrace: "issue 5 (logs)",
-  updateLogTrace: "issue 5 (logs)",
-  createLogSpan: "issue 5 (logs)",
-  searchLogTraces: "issue 5 (logs)",
-  searchLogSpans: "issue 5 (logs)",
   listEvaluations: "issue 6 (evaluations)",
   createEvaluation: "issue 6 (evaluations)",
   getEvaluation: "issue 6 (evaluations)",

@@ -3,13 +3,20 @@ import { parseKey, secretMatches } from "../auth/api-keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
+import type { WriteBatcher } from "../services/logs/write-batcher.ts";
 import type { Store } from "../store/store.ts";
 import type { AppEnv } from "./env.ts";
 
 const unauthenticated = () => new ApiError("AUTHENTICATION_REQUIRED", "Missing or invalid API key.");
 
 /** Bearer API key → principal → the request's service context. */
-export const authenticate = (deps: { store: Store; now: () => number; newId: IdGenerator; cursorSecret: string }) =>
+export const authenticate = (deps: {
+  store: Store;
+  now: () => number;
+  newId: IdGenerator;
+  cursorSecret: string;
+  logWrites: WriteBatcher;
+}) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -34,6 +41,7 @@ export const authenticate = (deps: { store: Store; now: () => number; newId: IdG
       now: deps.now,
       newId: deps.newId,
       cursorSecret: deps.cursorSecret,
+      logWrites: deps.logWrites,
     });
     await next();
   });

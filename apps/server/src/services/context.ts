@@ -3,6 +3,7 @@ import type { Principal } from "../auth/principal.ts";
 import type { IdGenerator } from "../ids.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
+import type { WriteBatcher } from "./logs/write-batcher.ts";
 
 /** What every service receives: the database (or a transaction), the caller, the clock and id source. */
 export interface ServiceContext {
@@ -13,6 +14,8 @@ export interface ServiceContext {
   newId: IdGenerator;
   /** Signs pagination cursors. */
   cursorSecret: string;
+  /** Group commit of log writes: one per app, shared by its requests. */
+  logWrites: WriteBatcher;
 }
 
 /** Runs `work` in one transaction; services called inside share it through the context. */

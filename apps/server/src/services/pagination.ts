@@ -1,14 +1,18 @@
 /**
- * Cursor pagination on the keyset (createdAt, id). A cursor is `base64url(payload).signature`: the payload
- * holds the position and a hash of the query it belongs to, the signature (HMAC-SHA256 with the database's
- * secret) makes a tampered cursor detectable. A cursor of another query or a tampered one is INVALID_CURSOR.
+ * Cursor pagination on the keyset (createdAt, id), or (startedAt, id) for log search. A cursor is
+ * `base64url(payload).signature`: the payload holds the position and a hash of the query it belongs to, the
+ * signature (HMAC-SHA256 with the database's secret) makes a tampered cursor detectable. A cursor of another
+ * query or a tampered one is INVALID_CURSOR.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { ApiError } from "../errors.ts";
 import type { ServiceContext } from "./context.ts";
 
-export type SortOrder = "createdAt:asc" | "createdAt:desc";
+/** The time column a keyset starts with; the id breaks ties. */
+export type KeysetColumn = "createdAt" | "startedAt";
+
+export type SortOrder = `${KeysetColumn}:${"asc" | "desc"}`;
 
 export interface PageQuery {
   limit?: number;
@@ -21,7 +25,7 @@ export interface Page<T> {
   pagination: { limit: number; returned: number; hasMore: boolean; nextCursor: string | null };
 }
 
-type Position = [createdAt: number, id: string];
+type Position = [time: number, id: string];
 
 const invalidCursor = () => new ApiError("INVALID_CURSOR", "The cursor is invalid or belongs to another query.");
 
@@ -63,16 +67,31 @@ export function decodeCursor(secret: string, hash: string, cursor: string): Posi
   }
 }
 
-/** The keyset condition "after this position" in the given order. */
-function after(table: string, [createdAt, id]: Position, direction: "asc" | "desc"): RawBuilder<SqlBool> {
+/**
+ * The keyset condition "after this position" in the given order, as a row-value comparison: both databases
+ * turn it into a range of an index on (…, time, id), so a late page costs what the first one does.
+ */
+function after(
+  table: string,
+  column: KeysetColumn,
+  [time, id]: Position,
+  direction: "asc" | "desc",
+): RawBuilder<SqlBool> {
   const op = sql.raw(direction === "asc" ? ">" : "<");
-  const createdAtRef = sql.ref(`${table}.createdAt`);
-  const idRef = sql.ref(`${table}.id`);
-  return sql<SqlBool>`(${createdAtRef} ${op} ${createdAt} or (${createdAtRef} = ${createdAt} and ${idRef} ${op} ${id}))`;
+  return sql<SqlBool>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) ${op} (${time}, ${id})`;
 }
 
-/** One page of `select` (rows of `table`, which has `createdAt` and `id`), ordered and cut by the keyset. */
-export async function paginate<DB, TB extends keyof DB, Row extends { createdAt: number; id: string }, Item>(
+/**
+ * One page of `select` (rows of `table`, which has `id` and the keyset column, `createdAt` unless `keyset`
+ * says otherwise), ordered by `query.sort` (default descending) and cut by the keyset.
+ */
+export async function paginate<
+  DB,
+  TB extends keyof DB,
+  Row extends { id: string } & { [C in K]: number },
+  Item,
+  K extends KeysetColumn = "createdAt",
+>(
   ctx: ServiceContext,
   options: {
     operation: string;
@@ -80,32 +99,34 @@ export async function paginate<DB, TB extends keyof DB, Row extends { createdAt:
     table: string;
     select: SelectQueryBuilder<DB, TB, Row>;
     toItem: (row: Row) => Item;
+    keyset?: K;
   },
 ): Promise<Page<Item>> {
   const { query, table } = options;
+  const column: KeysetColumn = options.keyset ?? "createdAt";
   const limit = query.limit ?? 50;
-  const direction = (query.sort ?? "createdAt:desc") === "createdAt:asc" ? "asc" : "desc";
+  const direction = query.sort?.endsWith(":asc") ? "asc" : "desc";
   const hash = queryHash(options.operation, query);
   let select = options.select;
   if (query.cursor !== undefined) {
-    select = select.where(after(table, decodeCursor(ctx.cursorSecret, hash, query.cursor), direction));
+    select = select.where(after(table, column, decodeCursor(ctx.cursorSecret, hash, query.cursor), direction));
   }
   const order = sql.raw(direction);
   const rows = await select
-    .orderBy(sql`${sql.ref(`${table}.createdAt`)} ${order}`)
+    .orderBy(sql`${sql.ref(`${table}.${column}`)} ${order}`)
     .orderBy(sql`${sql.ref(`${table}.id`)} ${order}`)
     .limit(limit + 1)
     .execute();
   const hasMore = rows.length > limit;
   const items = rows.slice(0, limit);
-  const last = items.at(-1);
+  const last = items.at(-1) as ({ id: string } & Record<KeysetColumn, number>) | undefined;
   return {
     items: items.map(options.toItem),
     pagination: {
       limit,
       returned: items.length,
       hasMore,
-      nextCursor: hasMore && last ? encodeCursor(ctx.cursorSecret, hash, [last.createdAt, last.id]) : null,
+      nextCursor: hasMore && last ? encodeCursor(ctx.cursorSecret, hash, [last[column], last.id]) : null,
     },
   };
 }

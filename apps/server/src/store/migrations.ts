@@ -260,6 +260,12 @@ const logs: (dialect: Dialect) => Migration = (dialect) => ({
       .on("logSpans")
       .columns(["projectId", "sessionId", "startedAt", "id"])
       .execute();
+    // Search by a span's referenceId within a project (the unique key below is per trace).
+    await db.schema
+      .createIndex("logSpansByReference")
+      .on("logSpans")
+      .columns(["projectId", "referenceId", "startedAt", "id"])
+      .execute();
     await db.schema.createIndex("logSpansByTrace").on("logSpans").columns(["traceId", "startedAt"]).execute();
     // A span referenceId is unique within its trace.
     await db.schema

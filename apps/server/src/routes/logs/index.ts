@@ -1,4 +1,8 @@
-import type { RouteDefinition } from "../define-route.ts";
+import createLogSpan from "./create-log-span.ts";
+import createLogTrace from "./create-log-trace.ts";
+import searchLogSpans from "./search-log-spans.ts";
+import searchLogTraces from "./search-log-traces.ts";
+import updateLogTrace from "./update-log-trace.ts";
 
 /** The Logs operations, in spec order. */
-export const logRoutes: RouteDefinition[] = [];
+export const logRoutes = [createLogTrace, updateLogTrace, createLogSpan, searchLogTraces, searchLogSpans];

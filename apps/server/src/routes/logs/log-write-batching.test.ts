@@ -1,0 +1,233 @@
+/**
+ * Group commit of log writes: concurrent requests share transactions, a request that fails (409, 404) does
+ * not fail or undo the others of its batch, and aggregates stay exact under concurrent spans and updates.
+ * The batcher's own guarantees (savepoint per job, fallback to one transaction per job, batch size limit)
+ * are tested on it directly, on each adapter.
+ */
+import { sql } from "kysely";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { WriteBatcher } from "../../services/logs/write-batcher.ts";
+import type { Store } from "../../store/store.ts";
+import { adapters, describeEachStore } from "../../testing/harness.ts";
+import { expectError } from "../../testing/shared-cases.ts";
+import {
+  countRows,
+  createTrace,
+  modelSpan,
+  newProject,
+  patchTrace,
+  postSpan,
+  postTrace,
+  stepSpan,
+  storedSpans,
+  storedTrace,
+  tagIndex,
+  traceBody,
+  uniqueRef,
+} from "./write-fixtures.ts";
+
+describeEachStore(
+  "log writes under concurrency (group commit)",
+  (use) => {
+    it("50 concurrent createLogTrace: the 5 duplicates get 409, the 45 others are stored whole, in few transactions", async () => {
+      const h = use();
+      const projectId = await newProject(h);
+      const refs = Array.from({ length: 45 }, () => uniqueRef("burst"));
+      // The first five referenceIds are sent twice.
+      const bodies = [...refs, ...refs.slice(0, 5)].map((referenceId, i) =>
+        traceBody(
+          h,
+          { referenceId, name: `burst-${i}` },
+          [modelSpan(), stepSpan(), stepSpan({ name: "second" })],
+          projectId,
+        ),
+      );
+      const stats = h.app.logWrites.stats;
+      const before = { batches: stats.batches, transactions: stats.transactions, jobs: stats.jobs };
+
+      const replies = await Promise.all(bodies.map((body) => postTrace(h, body)));
+
+      const statuses = replies.map((reply) => reply.status);
+      expect(statuses.filter((status) => status === 200)).toHaveLength(45);
+      expect(statuses.filter((status) => status === 409)).toHaveLength(5);
+      for (const reply of replies.filter((r) => r.status === 409)) await expectError(reply, 409, "CONFLICT");
+      // Exactly one trace per referenceId, each with all three spans.
+      for (const referenceId of refs) {
+        const winners = replies.filter(
+          (reply, i) => reply.status === 200 && bodies[i]?.trace.referenceId === referenceId,
+        );
+        expect(winners, referenceId).toHaveLength(1);
+        const trace = await storedTrace(h, winners[0]?.body.traceId);
+        expect(trace?.spanIds).toHaveLength(3);
+        expect(trace?.totalCost).toBeCloseTo(0.25, 12);
+      }
+      expect(await countRows(h, "logTraces", projectId)).toBe(45);
+      expect(await countRows(h, "logSpans", projectId)).toBe(135);
+
+      // Grouped: far fewer transactions than requests, and batches of several jobs.
+      const batches = stats.batches - before.batches;
+      const transactions = stats.transactions - before.transactions;
+      expect(stats.jobs - before.jobs).toBe(50);
+      expect(transactions).toBe(batches);
+      expect(batches).toBeLessThanOrEqual(25);
+      expect(stats.largestBatch).toBeGreaterThanOrEqual(5);
+    });
+
+    it("concurrent spans and updates of one trace: every acknowledged change is in the aggregates, none lost", async () => {
+      const h = use();
+      const referenceId = uniqueRef("shared");
+      const { traceId } = await createTrace(h, traceBody(h, { referenceId }, [modelSpan({ referenceId: "root" })]));
+      // 40 spans, of which 4 reuse a referenceId of another (409), and 10 tag updates, all at once.
+      const spanBodies = Array.from({ length: 40 }, (_, i) => ({
+        projectId: h.projectId,
+        span: {
+          ...modelSpan({ name: `s${i}`, referenceId: `r${i % 36}` }, { cost: i + 1 }),
+          ...(i % 2 === 0 ? { traceId } : { traceReferenceId: referenceId }),
+        },
+      }));
+      const tagBodies = Array.from({ length: 10 }, (_, i) => ({
+        projectId: h.projectId,
+        referenceId,
+        logTrace: { tags: [{ operation: "create", tag: `tag-${i}` }] },
+      }));
+      const [spanReplies, tagReplies] = await Promise.all([
+        Promise.all(spanBodies.map((body) => postSpan(h, body))),
+        Promise.all(tagBodies.map((body) => patchTrace(h, body))),
+      ]);
+      expect(tagReplies.map((reply) => reply.status)).toEqual(Array(10).fill(200));
+      const accepted = spanReplies.flatMap((reply, i) => (reply.status === 200 ? [{ id: reply.body.spanId, i }] : []));
+      expect(accepted).toHaveLength(36);
+      expect(spanReplies.filter((reply) => reply.status === 409)).toHaveLength(4);
+
+      const trace = await storedTrace(h, traceId);
+      expect(new Set(trace?.spanIds)).toEqual(new Set([trace?.spanIds[0], ...accepted.map((a) => a.id)]));
+      expect(trace?.spanIds).toHaveLength(37);
+      expect((await storedSpans(h, traceId)).map((span) => span.id).sort()).toEqual([...(trace?.spanIds ?? [])].sort());
+      const cost = 0.25 + accepted.reduce((sum, { i }) => sum + i + 1, 0);
+      expect(trace?.totalCost).toBeCloseTo(cost, 9);
+      expect(trace).toMatchObject({ totalInputTokens: 12 * 37, totalOutputTokens: 5 * 37 });
+      const tags = Array.from({ length: 10 }, (_, i) => `tag-${i}`).sort();
+      expect([...(trace?.tags ?? [])].sort()).toEqual(tags);
+      expect(await tagIndex(h, "trace", traceId)).toEqual(tags);
+    });
+  },
+  { logWriteBatch: { windowMs: 10 } },
+);
+
+describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("WriteBatcher [%s]", (_, adapter) => {
+  let store: Store;
+  let dispose: () => Promise<void>;
+  beforeAll(async () => {
+    const opened = await adapter.open();
+    store = opened.store;
+    dispose = opened.dispose;
+    await store.migrate();
+  });
+  afterAll(async () => {
+    await dispose?.();
+  });
+
+  /** A job that stores one setting. */
+  const put = (key: string) => async (db: Store["db"]) => {
+    await db.insertInto("settings").values({ key, value: "v" }).execute();
+    return key;
+  };
+  const stored = async (prefix: string) =>
+    (
+      await store.db.selectFrom("settings").select("key").where("key", "like", `${prefix}%`).orderBy("key").execute()
+    ).map((row) => row.key);
+
+  it("runs jobs submitted together in one transaction; a failing job is undone alone, the others commit", async () => {
+    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 20 });
+    const settled = await Promise.allSettled([
+      batcher.submit(put("a-1")),
+      batcher.submit(async (db) => {
+        await put("a-2")(db);
+        throw new Error("fails after writing");
+      }),
+      batcher.submit(put("a-3")),
+      batcher.submit(put("a-1")), // a unique violation: on PostgreSQL it would abort a transaction without savepoints
+      batcher.submit(put("a-4")),
+    ]);
+    expect(settled.map((outcome) => outcome.status)).toEqual([
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+      "rejected",
+      "fulfilled",
+    ]);
+    expect(store.isUniqueViolation((settled[3] as PromiseRejectedResult).reason)).toBe(true);
+    expect(await stored("a-")).toEqual(["a-1", "a-3", "a-4"]);
+    expect(batcher.stats).toMatchObject({ batches: 1, transactions: 1, jobs: 5, largestBatch: 5, fallbacks: 0 });
+  });
+
+  it("closes a batch at maxJobs; jobs arriving during a commit form the next batch", async () => {
+    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 5, maxJobs: 4 });
+    const keys = Array.from({ length: 10 }, (_, i) => `b-${String(i).padStart(2, "0")}`);
+    expect(await Promise.all(keys.map((key) => batcher.submit(put(key))))).toEqual(keys);
+    expect(batcher.stats).toMatchObject({ batches: 3, transactions: 3, jobs: 10, largestBatch: 4 });
+    expect([...batcher.stats.sizes.entries()].sort()).toEqual([
+      [2, 1],
+      [4, 2],
+    ]);
+    expect(await stored("b-")).toEqual(keys);
+  });
+
+  it("waits the window for company only while writes are concurrent; a lone writer is not delayed", async () => {
+    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 300 });
+    const started = performance.now();
+    await batcher.submit(put("e-1"));
+    expect(performance.now() - started).toBeLessThan(250);
+    // Two jobs in one tick share a batch; from then on writers are concurrent and a batch waits the window,
+    // so a job submitted 20 ms after another joins it.
+    await Promise.all([batcher.submit(put("e-2")), batcher.submit(put("e-3"))]);
+    const first = batcher.submit(put("e-4"));
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    await Promise.all([first, batcher.submit(put("e-5"))]);
+    expect(batcher.stats).toMatchObject({ batches: 3, jobs: 5 });
+    expect(batcher.stats.sizes.get(2)).toBe(2);
+    expect(await stored("e-")).toEqual(["e-1", "e-2", "e-3", "e-4", "e-5"]);
+  });
+
+  it("re-runs each job in a transaction of its own when the batch's transaction fails as a whole", async () => {
+    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 20 });
+    const settled = await Promise.allSettled([
+      batcher.submit(put("c-1")),
+      // Releases the savepoint the batcher holds for it: the batch cannot go on, and alone the job fails.
+      batcher.submit(async (db) => {
+        await put("c-2")(db);
+        await sql`release savepoint job`.execute(db);
+        await sql`release savepoint job`.execute(db);
+      }),
+      batcher.submit(put("c-3")),
+    ]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    expect(await stored("c-")).toEqual(["c-1", "c-3"]);
+    expect(batcher.stats).toMatchObject({ batches: 1, fallbacks: 1, transactions: 4, jobs: 3 });
+  });
+
+  it("tries a job that lost a deadlock (PostgreSQL 40P01) once more, alone, after its batch committed", async () => {
+    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 20 });
+    let attempts = 0;
+    const settled = await Promise.allSettled([
+      batcher.submit(put("f-1")),
+      batcher.submit(async (db) => {
+        attempts += 1;
+        await put(`f-2-attempt-${attempts}`)(db);
+        if (attempts === 1) throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
+      }),
+    ]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled"]);
+    expect(await stored("f-")).toEqual(["f-1", "f-2-attempt-2"]);
+    expect(batcher.stats).toMatchObject({ batches: 1, transactions: 2, fallbacks: 0, jobs: 2 });
+  });
+
+  it("acknowledges a job only once its batch is committed", async () => {
+    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 1 });
+    const key = "d-1";
+    await batcher.submit(put(key));
+    // A new connection (PostgreSQL) or the same file after the transaction (SQLite) sees it at once.
+    const visible = await store.db.selectFrom("settings").select("key").where("key", "=", key).executeTakeFirst();
+    expect(visible?.key).toBe(key);
+  });
+});

@@ -1,0 +1,104 @@
+import type { schemas } from "@pharos/contract";
+import { conflict, type ErrorDetail, notFound } from "../../errors.ts";
+import type { ServiceContext } from "../context.ts";
+import { fromJson, toJson } from "../json.ts";
+import { insertRows, MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
+import { checkContent } from "./span-content.ts";
+import { contentTooLarge, failIfInvalid, resolveWriteTarget } from "./write-checks.ts";
+
+export type CreateLogSpanInput = schemas.CreateLogSpanRequest;
+export type CreateLogSpanResult = schemas.CreateLogSpanResponse;
+
+/**
+ * The trace a span joins, by `traceId` or `traceReferenceId` (both: they must name the same trace). Returns
+ * its id, or undefined when it does not exist in the project.
+ */
+async function findTrace(
+  ctx: ServiceContext,
+  projectId: string,
+  span: schemas.CreateLogSpanInput,
+  issues: ErrorDetail[],
+): Promise<string | undefined> {
+  let select = ctx.db.selectFrom("logTraces").select(["id", "referenceId"]).where("projectId", "=", projectId);
+  select =
+    span.traceId !== undefined
+      ? select.where("id", "=", span.traceId)
+      : select.where("referenceId", "=", span.traceReferenceId as string);
+  const trace = await select.executeTakeFirst();
+  if (trace && span.traceId !== undefined && span.traceReferenceId !== undefined) {
+    if (trace.referenceId !== span.traceReferenceId) {
+      issues.push({ field: "span.traceReferenceId", issue: "must be the referenceId of the trace traceId names" });
+    }
+  }
+  return trace?.id;
+}
+
+/**
+ * Adds one span to an existing trace of the project, as a job of the log write batch: the span, its
+ * attribute and tag rows, and the trace's aggregates (span ids, totals) change together; answers once
+ * committed.
+ */
+export async function createLogSpan(ctx: ServiceContext, input: CreateLogSpanInput): Promise<CreateLogSpanResult> {
+  const { span } = input;
+  const issues: ErrorDetail[] = [];
+  // 1. The trace is named by traceId or traceReferenceId.
+  const named = span.traceId !== undefined || span.traceReferenceId !== undefined;
+  if (!named) issues.push({ field: "span.traceId", issue: "either traceId or traceReferenceId is required" });
+  // 2. The span starts strictly before it ends.
+  if (!(span.startedAt < span.endedAt)) {
+    issues.push({ field: "span.endedAt", issue: "must be after the span's startedAt" });
+  }
+  const content = checkContent(span.content, "span.content", issues);
+
+  const target = await resolveWriteTarget(ctx, input.projectId, [
+    { field: "span", promptId: span.promptId, deploymentId: span.deploymentId },
+  ]);
+  const traceId =
+    target.projectId !== undefined && named ? await findTrace(ctx, target.projectId, span, issues) : undefined;
+  failIfInvalid([...issues, ...target.issues]);
+  // 3. Content over 1 MB.
+  if (content?.tooLarge) throw contentTooLarge("span.content");
+  if (target.failure || target.projectId === undefined) throw target.failure;
+  if (traceId === undefined || content === undefined) throw notFound("Trace");
+  const projectId = target.projectId;
+
+  const now = ctx.now();
+  const row = toSpanRow(
+    { id: ctx.newId("span"), workspaceId: ctx.principal.workspaceId, projectId, traceId, now },
+    span,
+    content,
+  );
+  const index = spanIndexRows(row, span);
+  const lockTrace = ctx.store.dialect === "postgres";
+
+  try {
+    await ctx.logWrites.submit(async (db) => {
+      const select = db
+        .selectFrom("logTraces")
+        .select(["spanIds", "totalCost", "totalInputTokens", "totalOutputTokens"])
+        .where("id", "=", traceId);
+      // Another replica may add a span to the same trace: hold its row until the batch commits.
+      const trace = await (lockTrace ? select.forUpdate() : select).executeTakeFirst();
+      if (!trace) throw notFound("Trace");
+      const spanIds = fromJson<string[]>(trace.spanIds);
+      if (spanIds.length >= MAX_SPANS_PER_TRACE) {
+        throw conflict(`The trace already holds ${MAX_SPANS_PER_TRACE.toLocaleString("en")} spans, the most it may.`);
+      }
+      await db.insertInto("logSpans").values(row).execute();
+      await db
+        .updateTable("logTraces")
+        .set({ spanIds: toJson([...spanIds, row.id]), ...totalsOf([row], trace), updatedAt: now })
+        .where("id", "=", traceId)
+        .execute();
+      await insertRows(db, "logAttributes", index.attributes);
+      await insertRows(db, "logTags", index.tags);
+    });
+  } catch (error) {
+    // The only unique key a new span can clash with is its trace's span referenceIds.
+    if (ctx.store.isUniqueViolation(error)) {
+      throw conflict(`A span with referenceId "${span.referenceId}" already exists in the trace.`);
+    }
+    throw error;
+  }
+  return { spanId: row.id };
+}

@@ -1,0 +1,242 @@
+/**
+ * The conditions of log search (POST /logs/traces, POST /logs/spans) as SQL, shared by both: the project and
+ * time range, case-insensitive substrings, and the typed `filters` grammar of LogFilter.
+ *
+ * Attribute and tag conditions go through the logAttributes / logTags side tables: a positive condition is
+ * `id IN (select ownerId …)` on the (projectId, ownerKind, key|tag, startedAt) index, narrowed by the search's
+ * time range (the side rows carry their owner's startedAt); a negative one is `NOT EXISTS (…)` on the side
+ * table's primary key (ownerKind, ownerId, key|tag), so that rows lacking the attribute or tag match it.
+ *
+ * Null semantics (LogFilter): a column without a value (`null`, or an absent attribute key) matches only the
+ * negative operators (`not-equals`, `not-contains`, `not-in`) and `exists: false`.
+ */
+import type { schemas } from "@pharos/contract";
+import { type RawBuilder, type SqlBool, sql } from "kysely";
+import { invalid } from "../../errors.ts";
+
+export type LogKind = "trace" | "span";
+export type LogFilter = schemas.LogFilter;
+
+/** What every condition of one search shares: the kind of row, its project and the `startedAt` range. */
+export interface SearchScope {
+  kind: LogKind;
+  projectId: string;
+  startedAfter?: number;
+  startedBefore?: number;
+}
+
+const TABLES = { trace: "logTraces", span: "logSpans" } as const;
+
+type Sql = RawBuilder<unknown>;
+type Condition = RawBuilder<SqlBool>;
+
+const column = (scope: SearchScope, name: string): Sql => sql.ref(`${TABLES[scope.kind]}.${name}`);
+
+/** `%text%` for LIKE, with the wildcards and the escape character of the user's text escaped. */
+export function likeSubstring(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/** `expression` contains `text`, case-insensitively (both sides lower-cased by the database). */
+export function containsText(expression: Sql, text: string): Condition {
+  return sql<SqlBool>`lower(${expression}) like lower(${likeSubstring(text)}) escape '\\'`;
+}
+
+/** The project and the inclusive `startedAt` range: the leading columns of every log index. */
+export function scopeConditions(scope: SearchScope): Condition[] {
+  const startedAt = column(scope, "startedAt");
+  const conditions = [sql<SqlBool>`${column(scope, "projectId")} = ${scope.projectId}`];
+  if (scope.startedAfter !== undefined) conditions.push(sql<SqlBool>`${startedAt} >= ${scope.startedAfter}`);
+  if (scope.startedBefore !== undefined) conditions.push(sql<SqlBool>`${startedAt} <= ${scope.startedBefore}`);
+  return conditions;
+}
+
+const COMPARISONS = { equals: "=", "not-equals": "<>", gt: ">", gte: ">=", lt: "<", lte: "<=" } as const;
+type Comparison = keyof typeof COMPARISONS;
+
+/** `expression <op> value`; `not-equals` also matches a null expression. */
+function compare(expression: Sql, operator: Comparison, value: Sql): Condition {
+  if (operator === "not-equals") return sql<SqlBool>`(${expression} is null or ${expression} <> ${value})`;
+  return sql<SqlBool>`${expression} ${sql.raw(COMPARISONS[operator])} ${value}`;
+}
+
+const valueList = (values: readonly unknown[]) => sql.join(values.map((value) => sql`${value}`));
+
+function textCondition(expression: Sql, filter: schemas.LogTextFilter): Condition {
+  switch (filter.operator) {
+    case "equals":
+      return sql<SqlBool>`${expression} = ${filter.value}`;
+    case "not-equals":
+      return compare(expression, "not-equals", sql`${filter.value}`);
+    case "contains":
+      return containsText(expression, filter.value);
+    case "not-contains":
+      return sql<SqlBool>`(${expression} is null or not (${containsText(expression, filter.value)}))`;
+    case "in":
+      return sql<SqlBool>`${expression} in (${valueList(filter.value)})`;
+    case "not-in":
+      return sql<SqlBool>`(${expression} is null or ${expression} not in (${valueList(filter.value)}))`;
+    case "exists":
+      return filter.value ? sql<SqlBool>`${expression} is not null` : sql<SqlBool>`${expression} is null`;
+  }
+}
+
+function statusCondition(expression: Sql, filter: schemas.LogStatusFilter): Condition {
+  switch (filter.operator) {
+    case "equals":
+      return sql<SqlBool>`${expression} = ${filter.value}`;
+    case "not-equals":
+      return sql<SqlBool>`${expression} <> ${filter.value}`;
+    case "in":
+      return sql<SqlBool>`${expression} in (${valueList(filter.value)})`;
+    case "not-in":
+      return sql<SqlBool>`${expression} not in (${valueList(filter.value)})`;
+  }
+}
+
+/** The numeric columns of LogNumberFilter, per kind (LogFilter's table). */
+function numberColumn(scope: SearchScope, name: schemas.LogNumberFilter["column"]): Sql {
+  const names = {
+    trace: {
+      latency: "latency",
+      cost: "totalCost",
+      inputTokens: "totalInputTokens",
+      outputTokens: "totalOutputTokens",
+    },
+    span: { latency: "latency", cost: "cost", inputTokens: "promptTokens", outputTokens: "completionTokens" },
+  }[scope.kind];
+  if (name !== "totalTokens") return column(scope, names[name]);
+  return scope.kind === "trace"
+    ? sql`(${column(scope, "totalInputTokens")} + ${column(scope, "totalOutputTokens")})`
+    : column(scope, "totalTokens");
+}
+
+/** Rows that own a side-table row matching `condition`: `id IN (select ownerId …)` on the side table's index. */
+function ownsSideRow(scope: SearchScope, table: "logAttributes" | "logTags", condition: Condition): Condition {
+  const side = (name: string) => sql.ref(`${table}.${name}`);
+  const range: Sql[] = [];
+  if (scope.startedAfter !== undefined) range.push(sql` and ${side("startedAt")} >= ${scope.startedAfter}`);
+  if (scope.startedBefore !== undefined) range.push(sql` and ${side("startedAt")} <= ${scope.startedBefore}`);
+  return sql<SqlBool>`${column(scope, "id")} in (select ${side("ownerId")} from ${sql.table(table)} where ${side(
+    "projectId",
+  )} = ${scope.projectId} and ${side("ownerKind")} = ${scope.kind}${sql.join(range, sql``)} and ${condition})`;
+}
+
+/** Rows that own no side-table row matching `condition` (a NOT EXISTS on the side table's primary key). */
+function ownsNoSideRow(scope: SearchScope, table: "logAttributes" | "logTags", condition: Condition): Condition {
+  const side = (name: string) => sql.ref(`${table}.${name}`);
+  return sql<SqlBool>`not exists (select 1 from ${sql.table(table)} where ${side("ownerKind")} = ${scope.kind} and ${side(
+    "ownerId",
+  )} = ${column(scope, "id")} and ${condition})`;
+}
+
+function tagCondition(scope: SearchScope, filter: schemas.LogTagsFilter): Condition {
+  const tag = sql.ref("logTags.tag");
+  switch (filter.operator) {
+    case "contains":
+      return ownsSideRow(scope, "logTags", sql<SqlBool>`${tag} = ${filter.value}`);
+    case "not-contains":
+      return ownsNoSideRow(scope, "logTags", sql<SqlBool>`${tag} = ${filter.value}`);
+    case "in":
+      return ownsSideRow(scope, "logTags", sql<SqlBool>`${tag} in (${valueList(filter.value)})`);
+    case "not-in":
+      return ownsNoSideRow(scope, "logTags", sql<SqlBool>`${tag} in (${valueList(filter.value)})`);
+  }
+}
+
+type AttributeValue = string | number | boolean;
+const attribute = (name: "textValue" | "numberValue" | "booleanValue") => sql.ref(`logAttributes.${name}`);
+
+/** The stored value is one of `values`, with the same JSON type (each type has its own column). */
+function attributeIn(values: readonly AttributeValue[]): Condition {
+  const strings = values.filter((v): v is string => typeof v === "string");
+  const numbers = values.filter((v): v is number => typeof v === "number");
+  const booleans = values.filter((v): v is boolean => typeof v === "boolean").map((v) => (v ? 1 : 0));
+  const alternatives: Condition[] = [];
+  if (strings.length > 0) alternatives.push(sql<SqlBool>`${attribute("textValue")} in (${valueList(strings)})`);
+  if (numbers.length > 0) alternatives.push(sql<SqlBool>`${attribute("numberValue")} in (${valueList(numbers)})`);
+  if (booleans.length > 0) alternatives.push(sql<SqlBool>`${attribute("booleanValue")} in (${valueList(booleans)})`);
+  return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`;
+}
+
+function attributeCondition(scope: SearchScope, filter: schemas.LogAttributeFilter): Condition {
+  const key = (condition?: Condition) =>
+    condition === undefined
+      ? sql<SqlBool>`${sql.ref("logAttributes.key")} = ${filter.key}`
+      : sql<SqlBool>`${sql.ref("logAttributes.key")} = ${filter.key} and ${condition}`;
+  switch (filter.operator) {
+    case "equals":
+      return ownsSideRow(scope, "logAttributes", key(attributeIn([filter.value])));
+    case "not-equals":
+      return ownsNoSideRow(scope, "logAttributes", key(attributeIn([filter.value])));
+    case "contains":
+      return ownsSideRow(scope, "logAttributes", key(containsText(attribute("textValue"), filter.value)));
+    case "not-contains":
+      return ownsNoSideRow(scope, "logAttributes", key(containsText(attribute("textValue"), filter.value)));
+    case "gt":
+    case "gte":
+    case "lt":
+    case "lte":
+      return ownsSideRow(
+        scope,
+        "logAttributes",
+        key(compare(attribute("numberValue"), filter.operator, sql`${filter.value}`)),
+      );
+    case "in":
+      return ownsSideRow(scope, "logAttributes", key(attributeIn(filter.value)));
+    case "not-in":
+      return ownsNoSideRow(scope, "logAttributes", key(attributeIn(filter.value)));
+    case "exists":
+      return filter.value ? ownsSideRow(scope, "logAttributes", key()) : ownsNoSideRow(scope, "logAttributes", key());
+  }
+}
+
+/** One filter as a condition on the scope's table; `index` names it in a 400 (`filters.<index>.column`). */
+export function filterCondition(scope: SearchScope, filter: LogFilter, index: number): Condition {
+  switch (filter.column) {
+    case "contentType":
+      if (scope.kind === "trace") {
+        throw invalid(`filters.${index}.column`, "contentType filters apply to spans only; traces have no content");
+      }
+      return textCondition(column(scope, "contentType"), filter);
+    case "name":
+    case "sessionId":
+    case "referenceId":
+      return textCondition(column(scope, filter.column), filter);
+    case "status":
+      return statusCondition(column(scope, "status"), filter);
+    case "latency":
+    case "cost":
+    case "inputTokens":
+    case "outputTokens":
+    case "totalTokens":
+      // Cast: some of these columns are integers, and PostgreSQL would type a fractional value as one.
+      return compare(
+        numberColumn(scope, filter.column),
+        filter.operator,
+        sql`cast(${filter.value} as double precision)`,
+      );
+    case "startedAt":
+    case "endedAt":
+      return compare(column(scope, filter.column), filter.operator, sql`${filter.value}`);
+    case "tags":
+      return tagCondition(scope, filter);
+    case "attributes":
+      return attributeCondition(scope, filter);
+  }
+}
+
+/**
+ * The filters in a canonical form for the cursor's query hash: fixed key order, without the ignored `type`,
+ * and no filters the same as an empty list, so the same search sent with its keys in another order keeps
+ * its cursors valid.
+ */
+export function canonicalFilters(filters: readonly LogFilter[] | undefined) {
+  if (filters === undefined || filters.length === 0) return undefined;
+  return filters.map((filter) => ({
+    column: filter.column,
+    key: "key" in filter ? filter.key : undefined,
+    operator: filter.operator,
+    value: filter.value,
+  }));
+}

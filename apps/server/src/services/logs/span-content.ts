@@ -1,0 +1,149 @@
+/**
+ * Span content as clients send it: the content object, or JSON text of one (older clients). Checked in full
+ * (a JSON-string content is parsed and validated like an object; `input`/`output` must be JSON text),
+ * measured for the 1 MB limit, and reduced to the columns search reads (model, provider, cost, tokens).
+ */
+import { schemas } from "@pharos/contract";
+import type { ErrorDetail } from "../../errors.ts";
+
+/** 1 MB of UTF-8 JSON: the most a span's content may hold (more is 413, after every 400 of the request). */
+export const MAX_CONTENT_BYTES = 1_048_576;
+
+type Content = schemas.LogSpanContent;
+
+export interface CheckedContent {
+  /** Compact JSON text of the validated content object: the form Pharos stores, whichever form was sent. */
+  json: string;
+  /** The content's `type`: a built-in type or a custom name. */
+  type: string;
+  /** Over MAX_CONTENT_BYTES in the form it was sent (the string as sent, or the object as compact JSON) or stored. */
+  tooLarge: boolean;
+  model: string | null;
+  provider: string | null;
+  /** A Model span's `cost`. */
+  cost: number | null;
+  /** A Model span's platform `output.tokenUsage`. */
+  promptTokens: number | null;
+  completionTokens: number | null;
+  totalTokens: number | null;
+}
+
+/** Fields holding JSON text, by content type; every other type (Function … Other, custom) has input and output. */
+const JSON_TEXT_FIELDS: Record<string, readonly string[]> = {
+  ModelStream: ["input", "aggregateOutput"],
+};
+const jsonTextFieldsOf = (type: string) => JSON_TEXT_FIELDS[type] ?? ["input", "output"];
+
+/** The schema of each built-in type; any other `type` is a custom kind. */
+const BUILT_IN_SCHEMAS: Record<
+  string,
+  { safeParse(value: unknown): ReturnType<typeof schemas.LogSpanContentSchema.safeParse> }
+> = {
+  Model: schemas.SpanContentModelSchema,
+  ModelStream: schemas.SpanContentModelStreamSchema,
+  Function: schemas.SpanContentFunctionSchema,
+  Tool: schemas.SpanContentToolSchema,
+  Guardrail: schemas.SpanContentGuardrailSchema,
+  Retrieval: schemas.SpanContentRetrievalSchema,
+  Embeddings: schemas.SpanContentEmbeddingsSchema,
+  Other: schemas.SpanContentOtherSchema,
+};
+
+/**
+ * Validates a parsed content object against the schema its `type` selects, so that a problem is reported
+ * against that type (a union would report every member's problems).
+ */
+function validateContent(value: unknown) {
+  const type = value !== null && typeof value === "object" ? (value as { type?: unknown }).type : undefined;
+  const schema = (typeof type === "string" && BUILT_IN_SCHEMAS[type]) || schemas.LogSpanContentSchema;
+  return schema.safeParse(value);
+}
+
+const parseJson = (text: string): { ok: true; value: unknown } | { ok: false } => {
+  try {
+    return { ok: true, value: JSON.parse(text) };
+  } catch {
+    return { ok: false };
+  }
+};
+
+/** A token count as Pharos stores it: a non-negative whole number, else not counted. */
+const tokenCount = (value: unknown) =>
+  typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : null;
+
+/**
+ * Checks one span's content; problems are added to `issues` (fields under `field`) and the result is
+ * undefined when there are any.
+ */
+export function checkContent(
+  input: schemas.LogSpanContentInput,
+  field: string,
+  issues: ErrorDetail[],
+): CheckedContent | undefined {
+  let content: Content;
+  let sentBytes: number | undefined;
+  if (typeof input === "string") {
+    const parsed = parseJson(input);
+    if (!parsed.ok) {
+      issues.push({ field, issue: "must be a content object or JSON text of one; this string is not valid JSON" });
+      return undefined;
+    }
+    const result = validateContent(parsed.value);
+    if (!result.success) {
+      for (const issue of result.error.issues.slice(0, 20)) {
+        issues.push({ field: [field, ...issue.path].join("."), issue: issue.message });
+      }
+      return undefined;
+    }
+    content = result.data;
+    sentBytes = Buffer.byteLength(input, "utf8");
+  } else {
+    content = input;
+  }
+
+  const record = content as Record<string, unknown>;
+  const parsedFields = new Map<string, unknown>();
+  let valid = true;
+  for (const name of jsonTextFieldsOf(content.type)) {
+    const parsed = parseJson(record[name] as string);
+    if (parsed.ok) {
+      parsedFields.set(name, parsed.value);
+    } else {
+      valid = false;
+      issues.push({ field: `${field}.${name}`, issue: "must be JSON text (it does not parse as JSON)" });
+    }
+  }
+  if (!valid) return undefined;
+
+  const json = JSON.stringify(content);
+  const checked: CheckedContent = {
+    json,
+    type: content.type,
+    // The form sent counts; the stored form is checked too, so a stored content never exceeds the limit.
+    tooLarge: (sentBytes ?? 0) > MAX_CONTENT_BYTES || Buffer.byteLength(json, "utf8") > MAX_CONTENT_BYTES,
+    model: null,
+    provider: null,
+    cost: null,
+    promptTokens: null,
+    completionTokens: null,
+    totalTokens: null,
+  };
+  if (content.type === "Model" || content.type === "ModelStream") {
+    checked.model = record.model as string;
+    checked.provider = record.provider as string;
+  }
+  if (content.type === "Model") {
+    checked.cost = typeof record.cost === "number" ? record.cost : null;
+    // Only the platform form feeds the counts: `output` is {messages, tokenUsage: {promptTokens, …}}.
+    const output = parsedFields.get("output");
+    const usage =
+      output !== null && typeof output === "object" ? (output as { tokenUsage?: unknown }).tokenUsage : undefined;
+    if (usage !== null && typeof usage === "object") {
+      const { promptTokens, completionTokens, totalTokens } = usage as Record<string, unknown>;
+      checked.promptTokens = tokenCount(promptTokens);
+      checked.completionTokens = tokenCount(completionTokens);
+      checked.totalTokens = tokenCount(totalTokens);
+    }
+  }
+  return checked;
+}

@@ -1,0 +1,121 @@
+import type { schemas } from "@pharos/contract";
+import { type ErrorDetail, notFound } from "../../errors.ts";
+import { requireProject } from "../access.ts";
+import type { ServiceContext } from "../context.ts";
+import { fromJson, toJson } from "../json.ts";
+import { type Attributes, attributeRow, insertRows, tagRow } from "./log-rows.ts";
+import { failIfInvalid } from "./write-checks.ts";
+
+export type UpdateLogTraceInput = schemas.UpdateLogTraceRequest;
+
+/** A trace may hold at most this many attributes and this many tags. */
+const MAX_ATTRIBUTES = 100;
+const MAX_TAGS = 100;
+
+/**
+ * Changes a trace's status, end, attributes or tags (operations applied in order), as a job of the log write
+ * batch; keeps latency, updatedAt and the indexed attribute and tag rows in step; answers once committed.
+ */
+export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceInput): Promise<{ success: true }> {
+  const traceId = input.traceId ?? undefined;
+  const referenceId = input.referenceId ?? undefined;
+  if ((traceId === undefined) === (referenceId === undefined)) {
+    failIfInvalid([{ field: "traceId", issue: "exactly one of traceId and referenceId is required" }]);
+  }
+  const project = await requireProject(ctx, input.projectId);
+  const changes = input.logTrace;
+  const now = ctx.now();
+
+  await ctx.logWrites.submit(async (db) => {
+    let select = db.selectFrom("logTraces").selectAll().where("projectId", "=", project.id);
+    select =
+      traceId !== undefined
+        ? select.where("id", "=", traceId)
+        : select.where("referenceId", "=", referenceId as string);
+    // Another replica may change the same trace: hold its row until the batch commits.
+    const trace = await (ctx.store.dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst();
+    if (!trace) throw notFound("Trace");
+
+    const issues: ErrorDetail[] = [];
+    if (changes.endedAt !== undefined && !(changes.endedAt > trace.startedAt)) {
+      issues.push({ field: "logTrace.endedAt", issue: "must be after the trace's startedAt" });
+    }
+    // A Map, not the parsed object: keys such as `__proto__` or `constructor` are plain keys here.
+    const attributes = new Map(Object.entries(fromJson<Attributes>(trace.attributes)));
+    const touchedKeys = new Set<string>();
+    for (const operation of changes.attributes ?? []) {
+      touchedKeys.add(operation.key);
+      if (operation.operation === "create") attributes.set(operation.key, operation.value);
+      else attributes.delete(operation.key);
+    }
+    if (attributes.size > MAX_ATTRIBUTES) {
+      issues.push({
+        field: "logTrace.attributes",
+        issue: `the trace would have more than ${MAX_ATTRIBUTES} attributes`,
+      });
+    }
+    const tags = fromJson<string[]>(trace.tags);
+    const touchedTags = new Set<string>();
+    for (const operation of changes.tags ?? []) {
+      touchedTags.add(operation.tag);
+      const at = tags.indexOf(operation.tag);
+      if (operation.operation === "create" && at < 0) tags.push(operation.tag);
+      if (operation.operation === "delete" && at >= 0) tags.splice(at, 1);
+    }
+    if (tags.length > MAX_TAGS) {
+      issues.push({ field: "logTrace.tags", issue: `the trace would have more than ${MAX_TAGS} tags` });
+    }
+    failIfInvalid(issues);
+
+    const endedAt = changes.endedAt ?? trace.endedAt;
+    await db
+      .updateTable("logTraces")
+      .set({
+        ...(changes.status !== undefined && { status: changes.status }),
+        endedAt,
+        latency: endedAt - trace.startedAt,
+        ...(changes.attributes !== undefined && { attributes: toJson(Object.fromEntries(attributes)) }),
+        ...(changes.tags !== undefined && { tags: toJson(tags) }),
+        updatedAt: now,
+      })
+      .where("id", "=", trace.id)
+      .execute();
+
+    // The index rows of the keys and tags the operations touched are replaced by their final state.
+    const owner = {
+      projectId: trace.projectId,
+      ownerKind: "trace" as const,
+      ownerId: trace.id,
+      startedAt: trace.startedAt,
+    };
+    if (touchedKeys.size > 0) {
+      await db
+        .deleteFrom("logAttributes")
+        .where("ownerKind", "=", "trace")
+        .where("ownerId", "=", trace.id)
+        .where("key", "in", [...touchedKeys])
+        .execute();
+      const kept = [...touchedKeys].filter((key) => attributes.has(key));
+      await insertRows(
+        db,
+        "logAttributes",
+        kept.map((key) => attributeRow(owner, key, attributes.get(key) as Attributes[string])),
+      );
+    }
+    if (touchedTags.size > 0) {
+      await db
+        .deleteFrom("logTags")
+        .where("ownerKind", "=", "trace")
+        .where("ownerId", "=", trace.id)
+        .where("tag", "in", [...touchedTags])
+        .execute();
+      const kept = [...touchedTags].filter((tag) => tags.includes(tag));
+      await insertRows(
+        db,
+        "logTags",
+        kept.map((tag) => tagRow(owner, tag)),
+      );
+    }
+  });
+  return { success: true };
+}

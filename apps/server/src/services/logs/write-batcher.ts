@@ -1,0 +1,206 @@
+/**
+ * Group commit for log writes. Each write request hands its database work over as one job; the jobs that
+ * arrive within a few milliseconds (or while the previous batch is committing) run in ONE transaction, and
+ * each job's promise settles only after that transaction has committed: an acknowledged write is durable,
+ * and many writes share one commit. The window is waited only while writes are concurrent, so a lone writer
+ * pays no delay.
+ *
+ * Jobs are isolated from one another by a savepoint each: a job that fails (a 404 or 409 found at write
+ * time, or any error) is rolled back to its savepoint and rejected alone; the other jobs of the batch go on
+ * and commit. A job that lost a deadlock with another replica is tried once more, alone, after the commit.
+ * If the transaction fails as a whole (its commit, a lost connection), nothing of it was stored and each
+ * job is run again alone, in a transaction of its own.
+ *
+ * Everything a job can check without the database is checked before it is submitted, so batches hold only
+ * work that is expected to succeed. Batches run one at a time per process: SQLite has a single writer
+ * anyway, and on PostgreSQL the jobs that queue up during one commit form the next batch.
+ */
+import { type Kysely, sql } from "kysely";
+import type { Dialect } from "../../store/migrations.ts";
+import type { Database } from "../../store/schema.ts";
+
+/** The database work of one request, run on the batch's transaction (use only the handle it receives). */
+export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
+
+export interface WriteBatcherOptions {
+  /**
+   * How long the first job of an idle batcher waits for others to join its batch, in ms, while writes are
+   * concurrent (the previous batch held several jobs); a lone writer waits only one event-loop turn.
+   */
+  windowMs: number;
+  /** A batch closes at this many jobs; more wait for the next batch. */
+  maxJobs: number;
+}
+
+export const DEFAULT_WRITE_BATCH: WriteBatcherOptions = { windowMs: 2, maxJobs: 128 };
+
+/** What the batcher has done, for tests and benchmarks (a test hook; no endpoint exposes it). */
+export interface WriteBatcherStats {
+  /** Batches run, one transaction each. */
+  batches: number;
+  /** Transactions begun: one per batch, plus one per job re-run alone after its batch failed as a whole. */
+  transactions: number;
+  /** Jobs settled (resolved or rejected). */
+  jobs: number;
+  /** The most jobs one batch held. */
+  largestBatch: number;
+  /** Batches whose transaction failed as a whole, so that their jobs were re-run one per transaction. */
+  fallbacks: number;
+  /** Number of batches by size (jobs per batch). */
+  sizes: Map<number, number>;
+}
+
+interface Job {
+  work: WriteWork<unknown>;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+}
+
+type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** PostgreSQL's deadlock and serialization failures: nothing is wrong with the job, its timing was unlucky. */
+const isTransient = (error: unknown) => ["40P01", "40001"].includes((error as { code?: string } | null)?.code ?? "");
+
+export class WriteBatcher {
+  readonly options: WriteBatcherOptions;
+  readonly stats: WriteBatcherStats = {
+    batches: 0,
+    transactions: 0,
+    jobs: 0,
+    largestBatch: 0,
+    fallbacks: 0,
+    sizes: new Map(),
+  };
+  private queue: Job[] = [];
+  private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  private running = false;
+  /** Jobs of the previous batch: more than one means writers are concurrent, and waiting pays. */
+  private lastBatchSize = 0;
+
+  constructor(
+    private readonly db: Kysely<Database>,
+    private readonly dialect: Dialect,
+    options: Partial<WriteBatcherOptions> = {},
+  ) {
+    this.options = { ...DEFAULT_WRITE_BATCH, ...options };
+    if (!(this.options.maxJobs >= 1) || !(this.options.windowMs >= 0)) {
+      throw new Error(`invalid write batch options: ${JSON.stringify(this.options)}`);
+    }
+  }
+
+  /** Runs `work` in the next batch; settles once that batch has committed (or the work failed). */
+  submit<T>(work: WriteWork<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.schedule();
+    });
+  }
+
+  private schedule(): void {
+    if (this.running) return; // the running batch starts the next one when it ends
+    if (this.queue.length >= this.options.maxJobs) {
+      this.flush();
+      return;
+    }
+    if (this.timer !== undefined) return;
+    const fire = () => {
+      this.timer = undefined;
+      this.flush();
+    };
+    const wait = this.lastBatchSize > 1 ? this.options.windowMs : 0;
+    this.timer = wait === 0 ? setImmediate(fire) : setTimeout(fire, wait);
+  }
+
+  private flush(): void {
+    if (this.timer !== undefined) {
+      clearTimeout(this.timer as NodeJS.Timeout);
+      clearImmediate(this.timer as NodeJS.Immediate);
+      this.timer = undefined;
+    }
+    if (this.running || this.queue.length === 0) return;
+    const jobs = this.queue.splice(0, this.options.maxJobs);
+    this.lastBatchSize = jobs.length;
+    this.running = true;
+    void this.runBatch(jobs).then((outcomes) => {
+      // Not running any more before anyone hears of the outcome, so a job submitted in answer starts a batch.
+      this.running = false;
+      jobs.forEach((job, index) => {
+        this.settle(job, outcomes[index] as Outcome);
+      });
+      // Jobs that queued up during the commit have waited long enough: they form the next batch at once.
+      if (this.queue.length > 0) this.flush();
+    });
+  }
+
+  /** Runs one batch; never rejects: each job's outcome is returned, in order. */
+  private async runBatch(jobs: Job[]): Promise<Outcome[]> {
+    this.stats.batches += 1;
+    this.stats.transactions += 1;
+    this.stats.largestBatch = Math.max(this.stats.largestBatch, jobs.length);
+    this.stats.sizes.set(jobs.length, (this.stats.sizes.get(jobs.length) ?? 0) + 1);
+    let outcomes: Outcome[];
+    try {
+      outcomes = await this.inTransaction(async (trx) => {
+        const results: Outcome[] = [];
+        for (const job of jobs) {
+          await sql`savepoint job`.execute(trx);
+          try {
+            const value = await job.work(trx);
+            await sql`release savepoint job`.execute(trx);
+            results.push({ ok: true, value });
+          } catch (error) {
+            // Undo this job alone; on PostgreSQL this also clears the transaction's failed state.
+            await sql`rollback to savepoint job`.execute(trx);
+            await sql`release savepoint job`.execute(trx);
+            results.push({ ok: false, error });
+          }
+        }
+        return results;
+      });
+    } catch {
+      // The transaction failed as a whole, so none of it was stored: run each job again, alone.
+      this.stats.fallbacks += 1;
+      const alone: Outcome[] = [];
+      for (const job of jobs) alone.push(await this.runAlone(job));
+      return alone;
+    }
+    // A job that lost a deadlock with another replica's batch gets one more try, alone, after the commit.
+    for (const [index, outcome] of outcomes.entries()) {
+      if (!outcome.ok && isTransient(outcome.error)) outcomes[index] = await this.runAlone(jobs[index] as Job);
+    }
+    return outcomes;
+  }
+
+  private async runAlone(job: Job): Promise<Outcome> {
+    this.stats.transactions += 1;
+    try {
+      return { ok: true, value: await this.inTransaction((trx) => job.work(trx)) };
+    } catch (error) {
+      return { ok: false, error };
+    }
+  }
+
+  private settle(job: Job, outcome: Outcome): void {
+    this.stats.jobs += 1;
+    if (outcome.ok) job.resolve(outcome.value);
+    else job.reject(outcome.error);
+  }
+
+  /**
+   * One transaction on one connection. SQLite takes the write lock at `begin immediate`, so a transaction
+   * that reads before it writes cannot fail to upgrade its lock when another process holds the file.
+   */
+  private inTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
+    return this.db.connection().execute(async (connection) => {
+      await sql.raw(this.dialect === "sqlite" ? "begin immediate" : "begin").execute(connection);
+      try {
+        const result = await work(connection);
+        await sql`commit`.execute(connection);
+        return result;
+      } catch (error) {
+        await sql`rollback`.execute(connection).catch(() => {});
+        throw error;
+      }
+    });
+  }
+}

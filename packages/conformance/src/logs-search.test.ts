@@ -1,0 +1,316 @@
+/** Log search (POST /logs/traces, POST /logs/spans) through the client, every response validated against the spec. */
+import { paginate, unwrap } from "@pharos/client";
+import type { components } from "@pharos/contract";
+import { beforeAll, describe, expect, it } from "vitest";
+import {
+  expectError,
+  expectStatus,
+  inProcessOnly,
+  itHidesOtherWorkspaces,
+  itProvokedEveryDocumentedStatus,
+  itRejectsMalformedJson,
+  itRejectsOversizedBody,
+  itRequiresAKey,
+  type Send,
+  unknownId,
+} from "./cases.ts";
+import { newProject, newPrompt, runTag } from "./fixtures.ts";
+import { useTarget } from "./target.ts";
+
+type Schemas = components["schemas"];
+type LogFilter = Schemas["LogFilter"];
+
+const use = useTarget();
+const run = runTag();
+
+/** An hour ago, so every time the scenarios write is in the past, whatever the server's clock checks. */
+const T = Date.now() - 3_600_000;
+
+let projectId: string;
+let promptId: string;
+/** Traces written by the scenarios, oldest first, and their spans. */
+const traces: { id: string; spanIds: string[] }[] = [];
+
+const modelContent = (provider: string, model: string) => ({
+  type: "Model" as const,
+  provider,
+  model,
+  input: '{"messages":[]}',
+  output: '{"messages":[],"tokenUsage":{"promptTokens":12,"completionTokens":5,"totalTokens":17}}',
+  cost: 0.000021,
+});
+
+beforeAll(async () => {
+  const { client } = use();
+  projectId = (await newProject(client, `Logs search ${run}`)).id;
+  promptId = (await newPrompt(client, projectId, { title: `Logged ${run}` })).id;
+  for (let i = 0; i < 3; i++) {
+    const startedAt = T + i * 1000;
+    const written = unwrap(
+      await client.POST("/logs/trace", {
+        body: {
+          projectId,
+          trace: {
+            name: i === 1 ? `checkout-${run}` : `support-${run}`,
+            status: i === 2 ? "failure" : "success",
+            startedAt,
+            endedAt: startedAt + 900,
+            referenceId: `req-${run}-${i}`,
+            sessionId: `sess-${run}`,
+            attributes: { "user.plan": i === 0 ? "pro" : "free", retries: i },
+            tags: i === 0 ? ["production"] : ["staging"],
+          },
+          spans: [
+            {
+              name: "llm-call",
+              status: "success",
+              startedAt: startedAt + 100,
+              endedAt: startedAt + 600,
+              promptId: i === 0 ? promptId : undefined,
+              content: modelContent(i === 2 ? "anthropic" : "openai", i === 2 ? "claude-3-5" : "gpt-4o-mini"),
+            },
+            {
+              name: "lookup_order",
+              status: "success",
+              startedAt: startedAt + 700,
+              endedAt: startedAt + 750,
+              content: JSON.stringify({ type: "Tool", input: '{"orderId":"8812"}', output: '{"status":"shipped"}' }),
+            },
+          ],
+        },
+      }),
+    );
+    traces.push({ id: written.traceId, spanIds: written.spanIds });
+  }
+});
+
+const restrictedElsewhere = async (ctx: Parameters<typeof inProcessOnly>[0]) => {
+  const t = use();
+  return inProcessOnly(ctx, t, "a project-restricted key").newKey("full", [t.projectId]);
+};
+
+describe("searchLogTraces", () => {
+  const send: Send = (client, extra) => client.POST("/logs/traces", { body: { projectId }, ...extra });
+
+  it("200: returns the project's traces newest first, with their aggregates, attributes and tags", async () => {
+    const reply = await use().client.POST("/logs/traces", { body: { projectId } });
+    expectStatus(reply, 200);
+    expect(reply.data?.traces.map((trace) => trace.id)).toEqual(traces.map((trace) => trace.id).reverse());
+    expect(reply.data?.pagination).toEqual({ limit: 50, returned: 3, hasMore: false, nextCursor: null });
+    expect(reply.data?.traces[2]).toMatchObject({
+      id: traces[0]?.id,
+      name: `support-${run}`,
+      status: "success",
+      startedAt: T,
+      endedAt: T + 900,
+      latency: 900,
+      referenceId: `req-${run}-0`,
+      sessionId: `sess-${run}`,
+      attributes: { "user.plan": "pro", retries: 0 },
+      tags: ["production"],
+      totalInputTokens: 12,
+      totalOutputTokens: 5,
+      spanIds: traces[0]?.spanIds,
+    });
+  });
+
+  it("200: applies the flat fields and typed filters, ANDed", async () => {
+    const { client } = use();
+    const ids = async (body: Omit<Schemas["SearchLogTracesRequest"], "projectId">) =>
+      unwrap(await client.POST("/logs/traces", { body: { projectId, ...body } })).traces.map((trace) => trace.id);
+    const [t0, t1, t2] = traces.map((trace) => trace.id);
+    expect(await ids({ startedAfter: T + 1000, startedBefore: T + 2000 })).toEqual([t2, t1]);
+    expect(await ids({ name: "CHECKOUT" })).toEqual([t1]);
+    expect(await ids({ status: "failure" })).toEqual([t2]);
+    expect(await ids({ referenceId: `req-${run}-0` })).toEqual([t0]);
+    expect(await ids({ sessionId: `sess-${run}`, sort: "startedAt:asc" })).toEqual([t0, t1, t2]);
+    const filters: LogFilter[] = [
+      { column: "attributes", key: "user.plan", operator: "equals", value: "free" },
+      { column: "attributes", key: "retries", operator: "gte", value: 2 },
+      { column: "tags", operator: "contains", value: "staging" },
+      { column: "latency", operator: "equals", value: 900 },
+    ];
+    expect(await ids({ filters })).toEqual([t2]);
+    expect(await ids({ filters: [{ column: "tags", operator: "not-in", value: ["production"] }] })).toEqual([t2, t1]);
+  });
+
+  it("200: pages with limit and cursor, every trace once", async () => {
+    const all = [];
+    for await (const trace of paginate(use().client, "POST", "/logs/traces", {
+      body: { projectId, limit: 1, sort: "startedAt:asc" },
+    })) {
+      all.push(trace.id);
+    }
+    expect(all).toEqual(traces.map((trace) => trace.id));
+  });
+
+  it("400 VALIDATION_ERROR for limit 0 and 201, 21 filters, a bad operator, a wrong value type and contentType", async () => {
+    const { client } = use();
+    const exists = { column: "name", operator: "exists", value: true };
+    const bodies = [
+      { projectId, limit: 0 },
+      { projectId, limit: 201 },
+      { projectId, filters: Array.from({ length: 21 }, () => exists) },
+      { projectId, filters: [{ column: "status", operator: "gt", value: "failure" }] },
+      { projectId, filters: [{ column: "latency", operator: "gt", value: "1000" }] },
+      { projectId, filters: [{ column: "tags", operator: "in", value: "production" }] },
+      { projectId, filters: [{ column: "contentType", operator: "equals", value: "Model" }] },
+      {},
+    ];
+    for (const body of bodies) {
+      expectError(await client.POST("/logs/traces", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+  });
+
+  it("400 INVALID_CURSOR for a malformed cursor and for the cursor of another search", async () => {
+    const { client } = use();
+    expectError(await client.POST("/logs/traces", { body: { projectId, cursor: "garbage" } }), 400, "INVALID_CURSOR");
+    const page = unwrap(await client.POST("/logs/traces", { body: { projectId, limit: 1 } }));
+    const cursor = page.pagination.nextCursor ?? "";
+    expectStatus(await client.POST("/logs/traces", { body: { projectId, limit: 2, cursor } }), 200);
+    const other = await client.POST("/logs/traces", { body: { projectId, limit: 1, status: "success", cursor } });
+    expectError(other, 400, "INVALID_CURSOR");
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project; 200 for read-only", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
+    expectStatus(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 200);
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
+    const reply = await use().client.POST("/logs/traces", { body: { projectId: unknownId("project") } });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itHidesOtherWorkspaces(use, send);
+  itRejectsOversizedBody(use, send);
+});
+
+describe("searchLogSpans", () => {
+  const send: Send = (client, extra) => client.POST("/logs/spans", { body: { projectId }, ...extra });
+
+  it("200: returns spans of every content type, newest first, content as stored and parsed", async () => {
+    const reply = await use().client.POST("/logs/spans", { body: { projectId } });
+    expectStatus(reply, 200);
+    const expected = traces.flatMap((trace) => trace.spanIds).reverse();
+    expect(reply.data?.spans.map((span) => span.id)).toEqual(expected);
+    const tool = reply.data?.spans[0];
+    expect(tool).toMatchObject({
+      name: "lookup_order",
+      contentType: "Tool",
+      logTraceId: traces[2]?.id,
+      promptId: null,
+      cost: null,
+      parsedContent: { type: "Tool", input: '{"orderId":"8812"}', output: '{"status":"shipped"}' },
+    });
+    expect(JSON.parse(tool?.content ?? "")).toEqual(tool?.parsedContent);
+    const llm = reply.data?.spans.find((span) => span.id === traces[0]?.spanIds[0]);
+    expect(llm).toMatchObject({
+      contentType: "Model",
+      promptId,
+      cost: 0.000021,
+      promptTokens: 12,
+      completionTokens: 5,
+      totalTokens: 17,
+      parsedContent: { type: "Model", provider: "openai", model: "gpt-4o-mini" },
+    });
+  });
+
+  it("200: applies promptId, model, provider, name (span or trace) and typed filters", async () => {
+    const { client } = use();
+    const ids = async (body: Omit<Schemas["SearchLogSpansRequest"], "projectId">) =>
+      unwrap(await client.POST("/logs/spans", { body: { projectId, ...body } })).spans.map((span) => span.id);
+    const [s0, s1, s2] = traces.map((trace) => trace.spanIds);
+    expect(await ids({ promptId })).toEqual([s0?.[0]]);
+    expect(await ids({ provider: "ANTHROPIC" })).toEqual([s2?.[0]]);
+    expect(await ids({ model: "gpt-4o", sort: "startedAt:asc" })).toEqual([s0?.[0], s1?.[0]]);
+    expect(await ids({ name: "checkout", sort: "startedAt:asc" })).toEqual(s1);
+    expect(await ids({ name: "lookup", startedAfter: T + 2000 })).toEqual([s2?.[1]]);
+    const filters: LogFilter[] = [
+      { column: "contentType", operator: "in", value: ["Model", "Tool"] },
+      { column: "cost", operator: "gt", value: 0.00001 },
+      { column: "startedAt", operator: "lt", value: T + 1000 },
+    ];
+    expect(await ids({ filters })).toEqual([s0?.[0]]);
+    expect(await ids({ filters: [{ column: "cost", operator: "not-equals", value: 0.000021 }], limit: 200 })).toEqual([
+      s2?.[1],
+      s1?.[1],
+      s0?.[1],
+    ]);
+  });
+
+  it("200: pages with limit and cursor, every span once", async () => {
+    const all = [];
+    for await (const span of paginate(use().client, "POST", "/logs/spans", { body: { projectId, limit: 4 } })) {
+      all.push(span.id);
+    }
+    expect([...all].sort()).toEqual(traces.flatMap((trace) => trace.spanIds).sort());
+  });
+
+  it("400 VALIDATION_ERROR for limit 0 and 201, 21 filters, a bad operator and a wrong value type", async () => {
+    const { client } = use();
+    const exists = { column: "contentType", operator: "exists", value: true };
+    const bodies = [
+      { projectId, limit: 0 },
+      { projectId, limit: 201 },
+      { projectId, filters: Array.from({ length: 21 }, () => exists) },
+      { projectId, filters: [{ column: "contentType", operator: "gt", value: "Model" }] },
+      { projectId, filters: [{ column: "cost", operator: "gt", value: "cheap" }] },
+      { projectId, filters: [{ column: "attributes", key: "k", operator: "in", value: "x" }] },
+      { projectId, model: "" },
+    ];
+    for (const body of bodies) {
+      expectError(await client.POST("/logs/spans", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+  });
+
+  it("400 INVALID_CURSOR for a malformed cursor and for a trace search's cursor", async () => {
+    const { client } = use();
+    expectError(await client.POST("/logs/spans", { body: { projectId, cursor: "a.b" } }), 400, "INVALID_CURSOR");
+    const page = unwrap(await client.POST("/logs/traces", { body: { projectId, limit: 1 } }));
+    const cursor = page.pagination.nextCursor ?? "";
+    expectError(await client.POST("/logs/spans", { body: { projectId, cursor } }), 400, "INVALID_CURSOR");
+  });
+
+  itRejectsMalformedJson(use, send);
+  itRequiresAKey(use, send);
+
+  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project; 200 for read-only", async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
+    expectError(await send(t.clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
+    expectStatus(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 200);
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project, an unknown prompt and a prompt of another project", async () => {
+    const { client } = use();
+    expectError(
+      await client.POST("/logs/spans", { body: { projectId: unknownId("project") } }),
+      404,
+      "RESOURCE_NOT_FOUND",
+    );
+    expectError(
+      await client.POST("/logs/spans", { body: { projectId, promptId: unknownId("prompt") } }),
+      404,
+      "RESOURCE_NOT_FOUND",
+    );
+    const foreign = await newPrompt(client, (await newProject(client, `Elsewhere ${run}`)).id);
+    expectError(
+      await client.POST("/logs/spans", { body: { projectId, promptId: foreign.id } }),
+      404,
+      "RESOURCE_NOT_FOUND",
+    );
+  });
+
+  itHidesOtherWorkspaces(use, send);
+  itRejectsOversizedBody(use, send);
+});
+
+itProvokedEveryDocumentedStatus(use, ["searchLogTraces", "searchLogSpans"]);
