@@ -7,7 +7,6 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { join } from "node:path";
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { issueKey } from "./auth/api-keys.ts";
 import { REPO_ROOT } from "./config.ts";
@@ -15,7 +14,14 @@ import { createIdGenerator } from "./ids.ts";
 import { bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
 import { openPostgresStore } from "./store/postgres.ts";
 import { postgresUrl } from "./testing/harness.ts";
-import { KEY_PATTERN, keysIn, type ServerProcess, startServer, tempDatabaseDir } from "./testing/processes.ts";
+import {
+  freshPostgresSchema,
+  KEY_PATTERN,
+  keysIn,
+  type ServerProcess,
+  startServer,
+  tempDatabaseDir,
+} from "./testing/processes.ts";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const docsBuilt = existsSync(join(REPO_ROOT, "apps/docs/dist/index.html"));
@@ -236,26 +242,6 @@ describe.each([
     }
   }, 60_000);
 });
-
-/** A new schema on the test server, named in the URL (`options=-c search_path=…`) as an operator would. */
-async function freshPostgresSchema(url: string) {
-  const schema = `race_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const withSchema = new URL(url);
-  withSchema.searchParams.set("options", `-c search_path=${schema}`);
-  return {
-    url: withSchema.toString(),
-    async dispose() {
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
-    },
-  };
-}
 
 describe.runIf(postgresUrl)("bootstrapIfEmpty under contention [postgres]", () => {
   it("five concurrent callers on separate connections create one workspace", async () => {

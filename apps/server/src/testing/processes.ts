@@ -10,6 +10,7 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import pg from "pg";
 
 export const SERVER_DIR = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
@@ -158,4 +159,22 @@ export function runCliProcess(args: string[], env: Record<string, string>, timeo
     child.kill("SIGKILL");
     throw error;
   });
+}
+
+/** A new schema on the PostgreSQL test server, named in the URL (`options=-c search_path=…`) as an operator would. */
+export async function freshPostgresSchema(url: string) {
+  const schema = `proc_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
+  const run = async (statement: string) => {
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    try {
+      await client.query(statement);
+    } finally {
+      await client.end();
+    }
+  };
+  await run(`create schema ${schema}`);
+  const withSchema = new URL(url);
+  withSchema.searchParams.set("options", `-c search_path=${schema}`);
+  return { url: withSchema.toString(), dispose: () => run(`drop schema ${schema} cascade`) };
 }

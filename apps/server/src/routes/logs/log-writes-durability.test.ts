@@ -5,13 +5,12 @@
  * (its spans, its aggregates, its indexed attributes and tags), every acknowledged added span too, and no
  * trace may be partial. SQLite always; PostgreSQL when PHAROS_TEST_DATABASE_URL is set.
  */
-import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { issueKey } from "../../auth/api-keys.ts";
 import { createIdGenerator } from "../../ids.ts";
 import { openStore } from "../../store/open-store.ts";
 import { postgresUrl } from "../../testing/harness.ts";
-import { type ServerProcess, startServer, tempDatabaseDir } from "../../testing/processes.ts";
+import { freshPostgresSchema, type ServerProcess, startServer, tempDatabaseDir } from "../../testing/processes.ts";
 import { platformInput, platformOutput, T0 } from "./write-fixtures.ts";
 
 const CLIENTS = 8;
@@ -30,26 +29,6 @@ function start(env: Record<string, string>): ServerProcess {
   running.add(server);
   server.exited.then(() => running.delete(server));
   return server;
-}
-
-/** A new schema on the test server, named in the URL as an operator would. */
-async function freshPostgresSchema(url: string) {
-  const schema = `durability_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create schema ${schema}`);
-  await admin.end();
-  const withSchema = new URL(url);
-  withSchema.searchParams.set("options", `-c search_path=${schema}`);
-  return {
-    url: withSchema.toString(),
-    async dispose() {
-      const cleanup = new pg.Client({ connectionString: url });
-      await cleanup.connect();
-      await cleanup.query(`drop schema ${schema} cascade`);
-      await cleanup.end();
-    },
-  };
 }
 
 interface Expected {
