@@ -14,7 +14,7 @@ export function openSqliteStore(path: string): Store {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) });
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
   return {
     db,
     dialect: "sqlite",
@@ -36,4 +36,30 @@ export function openSqliteStore(path: string): Store {
       ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes((error as { code?: string }).code ?? ""),
     close: () => db.destroy(),
   };
+}
+
+const STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew; preparing costs as much as running a small insert. The
+ * queries are few distinct texts (values are bound), so reuse the prepared statements. One connection runs one
+ * statement at a time (Kysely serializes access), so sharing a statement object is safe.
+ */
+function withStatementCache(sqlite: SQLite.Database): SQLite.Database {
+  const cache = new Map<string, SQLite.Statement>();
+  const prepare = sqlite.prepare.bind(sqlite);
+  return new Proxy(sqlite, {
+    get(target, property, receiver) {
+      if (property !== "prepare") return Reflect.get(target, property, receiver);
+      return (source: string) => {
+        let statement = cache.get(source);
+        if (!statement) {
+          if (cache.size >= STATEMENT_CACHE_SIZE) cache.clear();
+          statement = prepare(source);
+          cache.set(source, statement);
+        }
+        return statement;
+      };
+    },
+  });
 }
