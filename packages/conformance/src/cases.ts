@@ -57,6 +57,21 @@ export function itRequiresAKey(use: () => Target, send: Send): void {
   });
 }
 
+/**
+ * 403 FORBIDDEN for keys whose role does not allow the operation, and for a full key restricted to the target's
+ * own project (the operation's resource lives in another project). In-process only: the keys are made by admin.
+ */
+export function itForbidsKeys(use: () => Target, send: Send, roles: readonly ("read-only" | "ingest-only")[]): void {
+  it(`403 FORBIDDEN for ${roles.join(" and ")} keys and for a key restricted to another project`, async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    for (const role of roles) {
+      expectError(await send(t.clientWithKey(await admin.newKey(role)), {}), 403, "FORBIDDEN");
+    }
+    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+  });
+}
+
 export function itRejectsMalformedJson(use: () => Target, send: Send): void {
   it("400 VALIDATION_ERROR for malformed JSON and for a non-JSON content type", async () => {
     const t = use();

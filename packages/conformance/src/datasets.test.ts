@@ -6,6 +6,7 @@ import {
   expectError,
   expectStatus,
   inProcessOnly,
+  itForbidsKeys,
   itHidesOtherWorkspaces,
   itProvokedEveryDocumentedStatus,
   itRejectsMalformedJson,
@@ -85,12 +86,7 @@ describe("listDatasets", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["ingest-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
     const query = { projectId: unknownId("project") };
@@ -231,12 +227,7 @@ describe("updateDataset", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
     expectError(await update({ title: "x" }, { datasetId: unknownId("dataset") }), 404, "RESOURCE_NOT_FOUND");
@@ -269,12 +260,7 @@ describe("deleteDataset", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
     expectError(await remove(unknownId("dataset")), 404, "RESOURCE_NOT_FOUND");
@@ -359,12 +345,7 @@ describe("createDatasetColumns", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown dataset and a prompt of another project", async () => {
     expectError(
@@ -430,12 +411,7 @@ describe("updateDatasetColumn", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown column, a column of another dataset and a foreign prompt", async () => {
     const unknown = { datasetId: target.id, columnId: unknownId("column") };
@@ -492,12 +468,7 @@ describe("deleteDatasetColumn", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown column and a column of another dataset", async () => {
     expectError(await remove({ datasetId: target.id, columnId: unknownId("column") }), 404, "RESOURCE_NOT_FOUND");
@@ -551,12 +522,7 @@ describe("listDatasetRows", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["ingest-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown dataset", async () => {
     const path = { datasetId: unknownId("dataset") };
@@ -622,12 +588,7 @@ describe("createDatasetRows", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown dataset", async () => {
     const reply = await add({ rows: [{ values: {} }] }, {}, unknownId("dataset"));
@@ -673,12 +634,7 @@ describe("updateDatasetRow", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown row and a row of another dataset", async () => {
     const { client } = use();
@@ -730,12 +686,7 @@ describe("deleteDatasetRow", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown row and a row of another dataset", async () => {
     expectError(await remove({ datasetId: target.id, rowId: unknownId("row") }), 404, "RESOURCE_NOT_FOUND");

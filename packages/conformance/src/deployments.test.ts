@@ -6,6 +6,7 @@ import {
   expectError,
   expectStatus,
   inProcessOnly,
+  itForbidsKeys,
   itHidesOtherWorkspaces,
   itProvokedEveryDocumentedStatus,
   itRejectsMalformedJson,
@@ -242,12 +243,7 @@ describe("listDeployments", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["ingest-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown prompt and for an environment outside the prompt's project", async () => {
     const { client } = use();

@@ -5,6 +5,7 @@ import {
   expectError,
   expectStatus,
   inProcessOnly,
+  itForbidsKeys,
   itHidesOtherWorkspaces,
   itProvokedEveryDocumentedStatus,
   itRejectsMalformedJson,
@@ -311,12 +312,7 @@ describe("createDeploymentEnvironment", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "read-only and project-restricted keys");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
     const reply = await use().client.POST("/projects/{projectId}/deployment-environments", {

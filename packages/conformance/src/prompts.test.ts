@@ -6,6 +6,7 @@ import {
   expectError,
   expectStatus,
   inProcessOnly,
+  itForbidsKeys,
   itHidesOtherWorkspaces,
   itProvokedEveryDocumentedStatus,
   itRejectsMalformedJson,
@@ -299,12 +300,7 @@ describe("updatePrompt", () => {
   itRejectsMalformedJson(use, send);
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown prompt", async () => {
     const unknown = await use().client.PATCH("/prompts/{promptId}", {
@@ -352,12 +348,7 @@ describe("deletePrompt", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a read-only key and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, ["read-only"]);
 
   it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
     expectError(await remove(unknownId("prompt")), 404, "RESOURCE_NOT_FOUND");
