@@ -2,6 +2,7 @@
  * The Pharos app, composed in one place. Middleware order: request id → access log → (for /v2) body limit →
  * authentication → routes (role check, rate limit, validation, handler) → one onError.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { openapiDocument } from "@pharos/contract";
@@ -18,6 +19,7 @@ import { validationHook } from "./http/validation-hook.ts";
 import { createIdGenerator } from "./ids.ts";
 import { routeDefinitions } from "./routes/index.ts";
 import { registerRoutes } from "./routes/register.ts";
+import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { WriteBatcher, type WriteBatcherOptions } from "./services/logs/write-batcher.ts";
 import { databaseSecret, type Store } from "./store/store.ts";
 
@@ -33,6 +35,10 @@ export interface AppOptions {
   rateLimits?: Partial<RateLimits>;
   /** Group commit of log writes: the batching window (ms) and the most jobs per batch. */
   logWriteBatch?: Partial<WriteBatcherOptions>;
+  /** Seals provider credentials; default: a random key for this process only (tests). */
+  secrets?: SecretBox;
+  /** Called when a run is queued, to wake this process's evaluation worker. */
+  wakeWorkers?: () => void;
 }
 
 export async function createApp(options: AppOptions) {
@@ -65,7 +71,19 @@ export async function createApp(options: AppOptions) {
   );
   // One batcher per app: concurrent log writes of every request share its transactions (group commit).
   const logWrites = new WriteBatcher(options.store.db, options.store.dialect, options.logWriteBatch);
-  api.use("*", authenticate({ store: options.store, now, newId: createIdGenerator(now), cursorSecret, logWrites }));
+  const secrets = options.secrets ?? createSecretBox(randomBytes(32));
+  api.use(
+    "*",
+    authenticate({
+      store: options.store,
+      now,
+      newId: createIdGenerator(now),
+      cursorSecret,
+      logWrites,
+      secrets,
+      wakeWorkers: options.wakeWorkers ?? (() => {}),
+    }),
+  );
   registerRoutes(api, routeDefinitions, new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, now));
   app.route("/v2", api);
 

@@ -10,6 +10,7 @@ import { dirname, isAbsolute, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { storedFormOfKey } from "./auth/api-keys.ts";
 import type { RateClass, RateLimits } from "./http/rate-limit.ts";
+import { parseSecretKey } from "./secrets/secret-key.ts";
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
 export const DEFAULT_DATABASE_URL = "sqlite:./data/pharos.db";
@@ -37,7 +38,28 @@ export interface ServerConfig {
   docsHtmlPath: string;
   /** Requests per minute per workspace, by class (PHAROS_RATE_LIMIT_*); unset classes keep their default. */
   rateLimits: Partial<RateLimits>;
+  /** PHAROS_SECRET_KEY; unset = the data directory's key (SQLite only: PostgreSQL requires the variable). */
+  secretKey?: Buffer;
+  evaluations: EvaluationConfig;
 }
+
+export interface EvaluationConfig {
+  /** Whether this process works on evaluation runs (PHAROS_WORKER: `embedded`, the default, or `off`). */
+  embeddedWorker: boolean;
+  /** Rows evaluated at once per worker (PHAROS_EVALUATION_CONCURRENCY, 1–100, default 5). */
+  concurrency: number;
+  /** Limit for one provider call, retries included (PHAROS_PROVIDER_TIMEOUT_MS, default 60 000). */
+  providerTimeoutMs: number;
+  /** Retries of a provider call answered 429 or 5xx (PHAROS_PROVIDER_MAX_RETRIES, 0–10, default 2). */
+  providerMaxRetries: number;
+}
+
+export const DEFAULT_EVALUATION_CONFIG: EvaluationConfig = {
+  embeddedWorker: true,
+  concurrency: 5,
+  providerTimeoutMs: 60_000,
+  providerMaxRetries: 2,
+};
 
 const RATE_LIMIT_VARIABLES: Record<RateClass, string> = {
   logTraces: "PHAROS_RATE_LIMIT_LOG_TRACES",
@@ -128,9 +150,26 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
     else rateLimits[rateClass] = Number(text);
   }
 
+  let secretKey: Buffer | undefined;
+  const secretKeyText = read(env, "PHAROS_SECRET_KEY");
+  if (secretKeyText !== undefined) {
+    secretKey = parseSecretKey(secretKeyText);
+    if (!secretKey) {
+      problems.push("PHAROS_SECRET_KEY must be 32 bytes as 64 hex characters or base64 (`openssl rand -hex 32`)");
+    }
+  } else if (databaseUrl.startsWith("postgres")) {
+    problems.push(
+      "PHAROS_SECRET_KEY is required with PostgreSQL: every server and worker must share the key that encrypts provider credentials (`openssl rand -hex 32`)",
+    );
+  }
+
+  const evaluations = loadEvaluationConfig(env, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     rateLimits,
+    ...(secretKey && { secretKey }),
+    evaluations,
     port,
     host,
     databaseUrl,
@@ -138,6 +177,31 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
     logLevel,
     docsHtmlPath: resolve(root, "apps/docs/dist/index.html"),
   };
+}
+
+/** The evaluation variables, shared by the server and `pharos worker`; problems are appended to `problems`. */
+export function loadEvaluationConfig(env: Env, problems: string[]): EvaluationConfig {
+  const config = { ...DEFAULT_EVALUATION_CONFIG };
+  const worker = read(env, "PHAROS_WORKER");
+  if (worker !== undefined) {
+    if (worker !== "embedded" && worker !== "off")
+      problems.push(`PHAROS_WORKER must be embedded or off, not "${worker}"`);
+    config.embeddedWorker = worker === "embedded";
+  }
+  const integer = (name: string, min: number, max: number, fallback: number) => {
+    const text = read(env, name);
+    if (text === undefined) return fallback;
+    const value = Number(text);
+    if (!/^\d+$/.test(text) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+      return fallback;
+    }
+    return value;
+  };
+  config.concurrency = integer("PHAROS_EVALUATION_CONCURRENCY", 1, 100, config.concurrency);
+  config.providerTimeoutMs = integer("PHAROS_PROVIDER_TIMEOUT_MS", 1000, 600_000, config.providerTimeoutMs);
+  config.providerMaxRetries = integer("PHAROS_PROVIDER_MAX_RETRIES", 0, 10, config.providerMaxRetries);
+  return config;
 }
 
 /** A one-line reason for a failure; connection failures to "localhost" are AggregateErrors without a message. */

@@ -15,6 +15,9 @@ const PREFIXES = {
   evaluator: "evaluator",
   trace: "trace",
   span: "span",
+  provider: "provider",
+  evaluationRun: "evalrun",
+  evaluationResult: "evalresult",
 } as const;
 
 export type EntityKind = keyof typeof PREFIXES;

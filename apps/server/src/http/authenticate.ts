@@ -2,21 +2,13 @@ import { createMiddleware } from "hono/factory";
 import { parseKey, secretMatches } from "../auth/api-keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
-import type { IdGenerator } from "../ids.ts";
-import type { WriteBatcher } from "../services/logs/write-batcher.ts";
-import type { Store } from "../store/store.ts";
+import type { ServiceContext } from "../services/context.ts";
 import type { AppEnv } from "./env.ts";
 
 const unauthenticated = () => new ApiError("AUTHENTICATION_REQUIRED", "Missing or invalid API key.");
 
 /** Bearer API key → principal → the request's service context. */
-export const authenticate = (deps: {
-  store: Store;
-  now: () => number;
-  newId: IdGenerator;
-  cursorSecret: string;
-  logWrites: WriteBatcher;
-}) =>
+export const authenticate = (deps: Omit<ServiceContext, "db" | "principal">) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -42,6 +34,8 @@ export const authenticate = (deps: {
       newId: deps.newId,
       cursorSecret: deps.cursorSecret,
       logWrites: deps.logWrites,
+      secrets: deps.secrets,
+      wakeWorkers: deps.wakeWorkers,
     });
     await next();
   });

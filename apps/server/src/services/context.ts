@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Principal } from "../auth/principal.ts";
 import type { IdGenerator } from "../ids.ts";
+import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import type { WriteBatcher } from "./logs/write-batcher.ts";
@@ -16,6 +17,10 @@ export interface ServiceContext {
   cursorSecret: string;
   /** Group commit of log writes: one per app, shared by its requests. */
   logWrites: WriteBatcher;
+  /** Seals and opens provider credentials. */
+  secrets: SecretBox;
+  /** Tells this process's evaluation worker, if any, that a run was queued (others poll). */
+  wakeWorkers: () => void;
 }
 
 /** Runs `work` in one transaction; services called inside share it through the context. */

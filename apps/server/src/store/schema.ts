@@ -181,6 +181,84 @@ export interface Database {
     tag: string;
     startedAt: number;
   };
+  /** A workspace's LLM provider record; `credentials` is sealed (secrets/secret-box.ts), never stored in clear. */
+  providers: {
+    id: string;
+    workspaceId: string;
+    provider: ProviderKind;
+    displayName: string;
+    /** Lower-cased display name: unique per workspace, case-insensitively. */
+    displayNameKey: string;
+    baseUrl: string | null;
+    /** Sealed JSON of ProviderCredentials, or null. */
+    credentials: string | null;
+    createdAt: number;
+    updatedAt: number;
+  };
+  /**
+   * One evaluation run. What it evaluates is copied when it is accepted (prompt version, evaluator config,
+   * dataset columns and rows), so later edits do not change a run. Counters are updated in the transaction
+   * that records each result, so a read always sees exact progress and metrics.
+   */
+  evaluationRuns: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    promptId: string;
+    evaluatorId: string;
+    datasetId: string;
+    deploymentId: string | null;
+    status: EvaluationRunStatus;
+    /** JSON: {config: PromptConfig, messages: PromptMessage[], tools: PromptTool[]}. */
+    promptVersion: string;
+    /** JSON: EvaluatorConfig (normal form). */
+    evaluatorConfig: string;
+    /** JSON: [{id, name}] of the dataset's columns when the run was accepted. */
+    columns: string;
+    totalRows: number;
+    completedRows: number;
+    failedRows: number;
+    passRuns: number;
+    failRuns: number;
+    unknownRuns: number;
+    totalCost: number;
+    totalLatency: number;
+    totalTokenCount: number;
+    error: string | null;
+    /** timeline.submittedAt. */
+    createdAt: number;
+    startedAt: number | null;
+    finishedAt: number | null;
+    updatedAt: number;
+  };
+  /** The rows a run covers, copied when it is accepted, and which worker holds each (a lease). */
+  evaluationRunItems: {
+    runId: string;
+    rowId: string;
+    position: number;
+    /** JSON object keyed by column id, as the row was when the run was accepted. */
+    values: string;
+    state: "pending" | "claimed" | "done";
+    leaseOwner: string | null;
+    leaseExpiresAt: number | null;
+  };
+  evaluationResults: {
+    id: string;
+    runId: string;
+    rowId: string;
+    grade: "pass" | "fail" | "unknown";
+    score: number;
+    reason: string;
+    output: string | null;
+    error: string | null;
+    cost: number;
+    latency: number;
+    tokenCount: number;
+    createdAt: number;
+  };
 }
+
+export type ProviderKind = "openai" | "anthropic" | "openai-compatible";
+export type EvaluationRunStatus = "queued" | "running" | "completed" | "failed" | "cancelled" | "cancelling";
 
 export type LogStatus = "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
