@@ -1,5 +1,6 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres]` — the logs benchmark of issue 5.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]` — the logs benchmark of issue 5,
+ * then the evaluation-run benchmark of issue 6 (evaluations.ts). `--suite` runs one of them only.
  *
  * Starts the real server (apps/server/src/main.ts) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -24,6 +25,7 @@ import { join } from "node:path";
 import type { components } from "@pharos/contract";
 import { createIdGenerator, openStore } from "@pharos/server";
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
+import { benchEvaluations } from "./evaluations.ts";
 import type { LoadJob, LoadResult } from "./load.ts";
 import { SPANS_PER_TRACE, templateBytes, traceBodyTemplate } from "./payload.ts";
 import {
@@ -53,8 +55,12 @@ const quick = args.includes("--quick");
 const storesArg = args.find((arg) => arg.startsWith("--stores"));
 const storesValue = storesArg?.includes("=") ? storesArg.split("=")[1] : storesArg && args[args.indexOf(storesArg) + 1];
 const stores = (storesValue ?? "sqlite,postgres").split(",").filter(Boolean) as StoreName[];
-if (args.includes("--help")) {
-  process.stdout.write("usage: pnpm bench [--quick] [--stores sqlite,postgres]  (see README, Benchmarks)\n");
+const suiteIndex = args.indexOf("--suite");
+const suites = suiteIndex >= 0 ? [args[suiteIndex + 1]] : ["logs", "evaluations"];
+if (args.includes("--help") || suites.some((suite) => suite !== "logs" && suite !== "evaluations")) {
+  process.stdout.write(
+    "usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]  (see README, Benchmarks)\n",
+  );
   process.exit(0);
 }
 const envNumber = (name: string, fallback: number) => {
@@ -521,6 +527,19 @@ function printTable(rows: Row[], ceiling: (kind: "ceiling-a" | "ceiling-v", conn
 // Main
 
 async function main() {
+  if (suites.includes("logs")) await benchLogs();
+  if (suites.includes("evaluations")) {
+    const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-eval-"));
+    try {
+      const lines = await benchEvaluations({ stores, postgresUrl: POSTGRES_URL, logDir, log });
+      process.stdout.write(`${lines.join("\n")}\n`);
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
+  }
+}
+
+async function benchLogs() {
   const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-"));
   const cleanups: (() => Promise<void> | void)[] = [
     () => {

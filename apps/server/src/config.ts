@@ -52,6 +52,11 @@ export interface EvaluationConfig {
   providerTimeoutMs: number;
   /** Retries of a provider call answered 429 or 5xx (PHAROS_PROVIDER_MAX_RETRIES, 0–10, default 2). */
   providerMaxRetries: number;
+  /**
+   * How long a worker's claim on rows lasts without renewal (PHAROS_EVALUATION_LEASE_MS, default 30 000):
+   * the rows of a worker that died wait this long before another worker takes them.
+   */
+  leaseMs: number;
 }
 
 export const DEFAULT_EVALUATION_CONFIG: EvaluationConfig = {
@@ -59,6 +64,7 @@ export const DEFAULT_EVALUATION_CONFIG: EvaluationConfig = {
   concurrency: 5,
   providerTimeoutMs: 60_000,
   providerMaxRetries: 2,
+  leaseMs: 30_000,
 };
 
 const RATE_LIMIT_VARIABLES: Record<RateClass, string> = {
@@ -201,6 +207,7 @@ export function loadEvaluationConfig(env: Env, problems: string[]): EvaluationCo
   config.concurrency = integer("PHAROS_EVALUATION_CONCURRENCY", 1, 100, config.concurrency);
   config.providerTimeoutMs = integer("PHAROS_PROVIDER_TIMEOUT_MS", 1000, 600_000, config.providerTimeoutMs);
   config.providerMaxRetries = integer("PHAROS_PROVIDER_MAX_RETRIES", 0, 10, config.providerMaxRetries);
+  config.leaseMs = integer("PHAROS_EVALUATION_LEASE_MS", 1000, 3_600_000, config.leaseMs);
   return config;
 }
 

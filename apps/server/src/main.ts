@@ -9,11 +9,21 @@ import type { AddressInfo } from "node:net";
 import { createAdaptorServer } from "@hono/node-server";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.ts";
-import { ConfigError, describeError, loadServerConfig, redactDatabaseUrl, type ServerConfig } from "./config.ts";
+import {
+  ConfigError,
+  describeError,
+  loadServerConfig,
+  REPO_ROOT,
+  redactDatabaseUrl,
+  type ServerConfig,
+} from "./config.ts";
 import { createIdGenerator } from "./ids.ts";
+import { createSecretBox, type SecretBox, verifySecretKey } from "./secrets/secret-box.ts";
+import { configuredSecretKey } from "./secrets/secret-key.ts";
 import { type BootstrapResult, bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
 import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/store.ts";
+import { EvaluationWorker } from "./worker/evaluation-worker.ts";
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
@@ -29,6 +39,17 @@ async function openDatabase(config: ServerConfig): Promise<Store> {
   } catch (error) {
     await store?.close().catch(() => {});
     throw new StartError(`cannot open the database ${where}: ${describeError(error)}`);
+  }
+}
+
+async function openSecrets(config: ServerConfig, store: Store): Promise<SecretBox> {
+  try {
+    const secrets = createSecretBox(configuredSecretKey(config, `${REPO_ROOT}/data`));
+    await verifySecretKey(store.db, secrets);
+    return secrets;
+  } catch (error) {
+    await store.close().catch(() => {});
+    throw new StartError(describeError(error));
   }
 }
 
@@ -102,7 +123,24 @@ async function main(): Promise<void> {
     logger.info("PHAROS_BOOTSTRAP_API_KEY ignored: the database already has workspaces");
   }
 
-  const app = await createApp({ store, logger, docsHtmlPath: config.docsHtmlPath, rateLimits: config.rateLimits });
+  const secrets = await openSecrets(config, store);
+  const worker = new EvaluationWorker({
+    db: store.db,
+    dialect: store.dialect,
+    secrets,
+    logger,
+    now: Date.now,
+    newId: createIdGenerator(Date.now),
+    ...config.evaluations,
+  });
+  const app = await createApp({
+    store,
+    logger,
+    docsHtmlPath: config.docsHtmlPath,
+    rateLimits: config.rateLimits,
+    secrets,
+    wakeWorkers: () => worker.wake(),
+  });
   const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host }) as Server;
   let address: AddressInfo;
   try {
@@ -111,6 +149,7 @@ async function main(): Promise<void> {
     await store.close().catch(() => {});
     throw error;
   }
+  if (config.evaluations.embeddedWorker) worker.start();
   const url = publicUrl(config, address);
   logger.info(
     {
@@ -120,6 +159,7 @@ async function main(): Promise<void> {
       host: config.host,
       port: address.port,
       database: redactDatabaseUrl(config.databaseUrl),
+      evaluationWorker: config.evaluations.embeddedWorker ? worker.id : "off",
     },
     `Pharos is listening on ${url} — API reference ${url}/docs — OpenAPI document ${url}/v2/openapi.json`,
   );
@@ -140,7 +180,7 @@ async function main(): Promise<void> {
       server.closeAllConnections();
     }, SHUTDOWN_GRACE_MS);
     server.closeIdleConnections();
-    await closed;
+    await Promise.all([closed, config.evaluations.embeddedWorker && worker.stop(SHUTDOWN_GRACE_MS)]);
     clearInterval(idle);
     clearTimeout(deadline);
     await store.close().catch((error) => logger.error({ err: error }, "closing the database failed"));

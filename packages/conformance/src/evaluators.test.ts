@@ -15,7 +15,7 @@ import {
   type Send,
   unknownId,
 } from "./cases.ts";
-import { judgeConfig, newDataset, newEvaluator, newProject, newPrompt, runTag } from "./fixtures.ts";
+import { fullDraft, judgeConfig, newDataset, newEvaluator, newProject, newPrompt, runTag } from "./fixtures.ts";
 import { useTarget } from "./target.ts";
 
 type Schemas = components["schemas"];
@@ -170,9 +170,7 @@ describe("createEvaluator", () => {
     expectError(await create(prompt.id, { datasetId: unknownId("dataset") }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  // KNOWN DEVIATION: the spec says 404 for a judge `providerId` unknown in the workspace, but providers are
-  // issue 6 and the server stores any providerId. When it is enforced this fails: make it `it`.
-  it.fails("404 RESOURCE_NOT_FOUND for an unknown judge providerId", async () => {
+  it("404 RESOURCE_NOT_FOUND for an unknown judge providerId", async () => {
     const judgeModel = { providerId: unknownId("provider"), model: "gpt-4o-mini" };
     const reply = await create(prompt.id, { config: { ...judgeConfig, judgeModel } });
     expectError(reply, 404, "RESOURCE_NOT_FOUND");
@@ -296,6 +294,29 @@ describe("deleteEvaluator", () => {
     expectError(await remove("evaluator_1"), 400, "VALIDATION_ERROR");
   });
 
+  it("409 CONFLICT while one of its runs is queued; 204 once the run is cancelled", async () => {
+    const { client } = use();
+    const runnable = await newPrompt(client, projectId, { title: "Runnable", draft: fullDraft });
+    const busy = await newEvaluator(client, runnable, dataset.id, "Busy");
+    const run = unwrap(
+      await client.POST("/prompts/{promptId}/evaluations", {
+        params: { path: { promptId: runnable.id } },
+        body: { evaluatorId: busy.id },
+      }),
+    );
+    const removeBusy = () =>
+      client.DELETE("/prompts/{promptId}/evaluators/{evaluatorId}", {
+        params: { path: { promptId: runnable.id, evaluatorId: busy.id } },
+      });
+    expectError(await removeBusy(), 409, "CONFLICT");
+    unwrap(
+      await client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", {
+        params: { path: { promptId: runnable.id, evaluationId: run.runId } },
+      }),
+    );
+    expectStatus(await removeBusy(), 204);
+  });
+
   itRequiresAKey(use, send);
 
   itForbidsKeys(use, send, ["read-only"]);
@@ -307,8 +328,10 @@ describe("deleteEvaluator", () => {
   itHidesOtherWorkspaces(use, send);
 });
 
-itProvokedEveryDocumentedStatus(
-  use,
-  ["listEvaluators", "createEvaluator", "getEvaluator", "updateEvaluator", "deleteEvaluator"],
-  { deleteEvaluator: { "409": "needs a queued or running evaluation run; createEvaluation is issue 6" } },
-);
+itProvokedEveryDocumentedStatus(use, [
+  "listEvaluators",
+  "createEvaluator",
+  "getEvaluator",
+  "updateEvaluator",
+  "deleteEvaluator",
+]);

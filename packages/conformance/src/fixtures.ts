@@ -85,3 +85,10 @@ export async function newEvaluator(
     }),
   );
 }
+
+export async function newProvider(
+  client: PharosClient,
+  body: Schemas["CreateProviderRequest"],
+): Promise<Schemas["Provider"]> {
+  return unwrap(await client.POST("/providers", { body }));
+}

@@ -15,7 +15,7 @@ import {
   type Send,
   unknownId,
 } from "./cases.ts";
-import { fullDraft, newDataset, newProject, newPrompt, runTag, text } from "./fixtures.ts";
+import { fullDraft, newDataset, newProject, newPrompt, newProvider, runTag, text } from "./fixtures.ts";
 import { useTarget } from "./target.ts";
 
 type Prompt = components["schemas"]["Prompt"];
@@ -196,12 +196,21 @@ describe("createPrompt", () => {
     );
   });
 
-  // KNOWN DEVIATION: the spec says 404 for a `draft.config.providerId` unknown in the workspace, but providers
-  // are issue 6 and the server stores any providerId as sent. When it is enforced this fails: make it `it`.
-  it.fails("404 RESOURCE_NOT_FOUND for an unknown providerId", async () => {
+  it("404 RESOURCE_NOT_FOUND for an unknown providerId", async () => {
     const providerId = unknownId("provider");
     const reply = await use().client.POST("/prompts", { body: { projectId, draft: { config: { providerId } } } });
     expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("201 with the provider of the providerId's record; 400 VALIDATION_ERROR for a different provider", async () => {
+    const { client } = use();
+    const record = await newProvider(client, { provider: "anthropic", displayName: `Prompts ${run}` });
+    const config = (provider?: string) => ({ providerId: record.id, model: "claude-haiku-4-5", provider });
+    const pinned = await client.POST("/prompts", { body: { projectId, draft: { config: config() } } });
+    expectStatus(pinned, 201);
+    expect(pinned.data?.draft.config).toMatchObject({ provider: "anthropic", providerId: record.id });
+    const mismatch = await client.POST("/prompts", { body: { projectId, draft: { config: config("openai") } } });
+    expectError(mismatch, 400, "VALIDATION_ERROR");
   });
 
   itHidesOtherWorkspaces(use, send);
@@ -310,8 +319,7 @@ describe("updatePrompt", () => {
     expectError(unknown, 404, "RESOURCE_NOT_FOUND");
   });
 
-  // KNOWN DEVIATION, as for createPrompt: an unknown `config.providerId` is stored instead of answered with 404.
-  it.fails("404 RESOURCE_NOT_FOUND for an unknown providerId", async () => {
+  it("404 RESOURCE_NOT_FOUND for an unknown providerId", async () => {
     const provider = await use().client.PATCH("/prompts/{promptId}", {
       params: { path: { promptId: target.id } },
       body: { config: { providerId: unknownId("provider") } },

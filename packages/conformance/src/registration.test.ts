@@ -7,19 +7,7 @@ import { routeDefinitions } from "@pharos/server";
 import { describe, expect, it } from "vitest";
 import { specOperationById, specOperations } from "./spec.ts";
 
-const NOT_YET_IMPLEMENTED: Record<string, string> = {
-  listEvaluations: "issue 6 (evaluations)",
-  createEvaluation: "issue 6 (evaluations)",
-  getEvaluation: "issue 6 (evaluations)",
-  cancelEvaluation: "issue 6 (evaluations)",
-  listEvaluationResults: "issue 6 (evaluations)",
-  listProviders: "issue 6 (providers)",
-  createProvider: "issue 6 (providers)",
-  getProvider: "issue 6 (providers)",
-  updateProvider: "issue 6 (providers)",
-  deleteProvider: "issue 6 (providers)",
-  listModels: "issue 6 (models)",
-};
+const NOT_YET_IMPLEMENTED: Record<string, string> = {};
 
 const registered = routeDefinitions.map((definition) => definition.operationId as string);
 

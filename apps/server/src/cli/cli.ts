@@ -203,6 +203,7 @@ function generalUsage(): string {
     "",
     "Commands:",
     ...lines,
+    `  ${"worker [--concurrency <n>]".padEnd(Math.min(width, 40))}  Execute evaluation runs (PostgreSQL) until SIGTERM; see worker --help`,
     "",
     "Options of every command:",
     "  --json        print the result as JSON on stdout",

@@ -1,4 +1,5 @@
 /** Entry of `pnpm pharos …` (see cli.ts). */
+import { runWorkerCommand } from "../worker/standalone.ts";
 import { runCli } from "./cli.ts";
 
 // `pharos keys list | head` closes the pipe early: that is not a failure worth a stack trace.
@@ -7,8 +8,11 @@ process.stdout.on("error", (error: NodeJS.ErrnoException) => {
   process.exit(process.exitCode ?? 0);
 });
 
-process.exitCode = await runCli(process.argv.slice(2), {
+const io = {
   env: process.env,
-  stdout: (text) => process.stdout.write(text),
-  stderr: (text) => process.stderr.write(text),
-});
+  stdout: (text: string) => process.stdout.write(text),
+  stderr: (text: string) => process.stderr.write(text),
+};
+const [command, ...args] = process.argv.slice(2);
+// The worker runs until a signal, unlike the one-shot commands of cli.ts.
+process.exitCode = command === "worker" ? await runWorkerCommand(args, io) : await runCli(process.argv.slice(2), io);

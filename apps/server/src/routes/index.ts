@@ -1,10 +1,13 @@
 import { datasetRoutes } from "./datasets/index.ts";
 import type { RouteDefinition } from "./define-route.ts";
 import { deploymentRoutes } from "./deployments/index.ts";
+import { evaluationRoutes } from "./evaluations/index.ts";
 import { evaluatorRoutes } from "./evaluators/index.ts";
 import { logRoutes } from "./logs/index.ts";
+import { modelRoutes } from "./models/index.ts";
 import { projectRoutes } from "./projects/index.ts";
 import { promptRoutes } from "./prompts/index.ts";
+import { providerRoutes } from "./providers/index.ts";
 
 /** Every implemented operation, registered in spec order (area by area, as the spec's tags run). */
 export const routeDefinitions: readonly RouteDefinition[] = [
@@ -12,6 +15,9 @@ export const routeDefinitions: readonly RouteDefinition[] = [
   ...promptRoutes,
   ...deploymentRoutes,
   ...evaluatorRoutes,
+  ...evaluationRoutes,
   ...datasetRoutes,
   ...logRoutes,
+  ...providerRoutes,
+  ...modelRoutes,
 ] as readonly RouteDefinition[];

@@ -5,7 +5,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { SECRET_KEY_BYTES } from "./secret-box.ts";
 
 export const SECRET_KEY_FILE = "secret.key";
@@ -35,4 +35,11 @@ export function dataDirectorySecretKey(dataDirectory: string): Buffer {
   const key = parseSecretKey(readFileSync(path, "utf8").trim());
   if (!key) throw new Error(`${path} does not hold a secret key (64 hex characters)`);
   return key;
+}
+
+/** The configured key, else (SQLite) the one in the database file's directory; config rejects PostgreSQL without one. */
+export function configuredSecretKey(config: { secretKey?: Buffer; databaseUrl: string }, fallbackDirectory: string) {
+  if (config.secretKey) return config.secretKey;
+  const path = config.databaseUrl.replace(/^sqlite:/, "");
+  return dataDirectorySecretKey(path === ":memory:" || path === config.databaseUrl ? fallbackDirectory : dirname(path));
 }

@@ -1,16 +1,16 @@
 /**
- * Cursor pagination on the keyset (createdAt, id), or (startedAt, id) for log search. A cursor is
- * `base64url(payload).signature`: the payload holds the position and a hash of the query it belongs to, the
- * signature (HMAC-SHA256 with the database's secret) makes a tampered cursor detectable. A cursor of another
- * query or a tampered one is INVALID_CURSOR.
+ * Cursor pagination on the keyset (createdAt, id), or (startedAt, id) for log search, or (score, createdAt, id)
+ * for evaluation results. A cursor is `base64url(payload).signature`: the payload holds the position and a hash
+ * of the query it belongs to, the signature (HMAC-SHA256 with the database's secret) makes a tampered cursor
+ * detectable. A cursor of another query or a tampered one is INVALID_CURSOR.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
 import { type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { ApiError } from "../errors.ts";
 import type { ServiceContext } from "./context.ts";
 
-/** The time column a keyset starts with; the id breaks ties. */
-export type KeysetColumn = "createdAt" | "startedAt";
+/** A column a keyset orders by before the id, which breaks ties. */
+export type KeysetColumn = "createdAt" | "startedAt" | "score";
 
 export type SortOrder = `${KeysetColumn}:${"asc" | "desc"}`;
 
@@ -25,7 +25,8 @@ export interface Page<T> {
   pagination: { limit: number; returned: number; hasMore: boolean; nextCursor: string | null };
 }
 
-type Position = [time: number, id: string];
+/** The keyset columns' values, then the id. */
+type Position = [...keys: number[], id: string];
 
 const invalidCursor = () => new ApiError("INVALID_CURSOR", "The cursor is invalid or belongs to another query.");
 
@@ -50,7 +51,8 @@ export function encodeCursor(secret: string, hash: string, position: Position): 
   return `${payload}.${sign(secret, payload).toString("base64url")}`;
 }
 
-export function decodeCursor(secret: string, hash: string, cursor: string): Position {
+/** `keys`: how many keyset columns come before the id. */
+export function decodeCursor(secret: string, hash: string, cursor: string, keys = 1): Position {
   const [payload, signature, extra] = cursor.split(".");
   if (!payload || !signature || extra !== undefined) throw invalidCursor();
   const expected = sign(secret, payload);
@@ -58,10 +60,13 @@ export function decodeCursor(secret: string, hash: string, cursor: string): Posi
   if (presented.length !== expected.length || !timingSafeEqual(presented, expected)) throw invalidCursor();
   try {
     const { v, q, k } = JSON.parse(Buffer.from(payload, "base64url").toString("utf8"));
-    if (v !== 1 || q !== hash || !Array.isArray(k) || typeof k[0] !== "number" || typeof k[1] !== "string") {
-      throw invalidCursor();
-    }
-    return [k[0], k[1]];
+    const valid =
+      Array.isArray(k) &&
+      k.length === keys + 1 &&
+      k.slice(0, keys).every((key) => typeof key === "number") &&
+      typeof k[keys] === "string";
+    if (v !== 1 || q !== hash || !valid) throw invalidCursor();
+    return k as Position;
   } catch {
     throw invalidCursor();
   }
@@ -73,17 +78,19 @@ export function decodeCursor(secret: string, hash: string, cursor: string): Posi
  */
 function after(
   table: string,
-  column: KeysetColumn,
-  [time, id]: Position,
+  columns: readonly KeysetColumn[],
+  position: Position,
   direction: "asc" | "desc",
 ): RawBuilder<SqlBool> {
   const op = sql.raw(direction === "asc" ? ">" : "<");
-  return sql<SqlBool>`(${sql.ref(`${table}.${column}`)}, ${sql.ref(`${table}.id`)}) ${op} (${time}, ${id})`;
+  const refs = [...columns, "id"].map((column) => sql.ref(`${table}.${column}`));
+  return sql<SqlBool>`(${sql.join(refs)}) ${op} (${sql.join(position)})`;
 }
 
 /**
- * One page of `select` (rows of `table`, which has `id` and the keyset column, `createdAt` unless `keyset`
- * says otherwise), ordered by `query.sort` (default descending) and cut by the keyset.
+ * One page of `select` (rows of `table`, which has `id` and the keyset columns, `createdAt` unless `keyset`
+ * says otherwise), ordered by `query.sort`'s direction (default descending) on every keyset column, then the
+ * id, and cut by the keyset.
  */
 export async function paginate<
   DB,
@@ -99,24 +106,24 @@ export async function paginate<
     table: string;
     select: SelectQueryBuilder<DB, TB, Row>;
     toItem: (row: Row) => Item;
-    keyset?: K;
+    /** One column, or several in order (e.g. score then createdAt). */
+    keyset?: K | readonly K[];
   },
 ): Promise<Page<Item>> {
   const { query, table } = options;
-  const column: KeysetColumn = options.keyset ?? "createdAt";
+  const keyset = options.keyset ?? "createdAt";
+  const columns: readonly KeysetColumn[] = typeof keyset === "string" ? [keyset] : keyset;
   const limit = query.limit ?? 50;
   const direction = query.sort?.endsWith(":asc") ? "asc" : "desc";
   const hash = queryHash(options.operation, query);
   let select = options.select;
   if (query.cursor !== undefined) {
-    select = select.where(after(table, column, decodeCursor(ctx.cursorSecret, hash, query.cursor), direction));
+    const position = decodeCursor(ctx.cursorSecret, hash, query.cursor, columns.length);
+    select = select.where(after(table, columns, position, direction));
   }
   const order = sql.raw(direction);
-  const rows = await select
-    .orderBy(sql`${sql.ref(`${table}.${column}`)} ${order}`)
-    .orderBy(sql`${sql.ref(`${table}.id`)} ${order}`)
-    .limit(limit + 1)
-    .execute();
+  for (const column of [...columns, "id"]) select = select.orderBy(sql`${sql.ref(`${table}.${column}`)} ${order}`);
+  const rows = await select.limit(limit + 1).execute();
   const hasMore = rows.length > limit;
   const items = rows.slice(0, limit);
   const last = items.at(-1) as ({ id: string } & Record<KeysetColumn, number>) | undefined;
@@ -126,7 +133,10 @@ export async function paginate<
       limit,
       returned: items.length,
       hasMore,
-      nextCursor: hasMore && last ? encodeCursor(ctx.cursorSecret, hash, [last[column], last.id]) : null,
+      nextCursor:
+        hasMore && last
+          ? encodeCursor(ctx.cursorSecret, hash, [...columns.map((column) => last[column]), last.id])
+          : null,
     },
   };
 }

@@ -2,9 +2,13 @@
  * Test harness: a real app on a real database. Every behaviour test runs once per adapter — SQLite (a temp
  * file) always, PostgreSQL when PHAROS_TEST_DATABASE_URL is set (each test file in a fresh schema).
  */
+import { randomBytes } from "node:crypto";
+import pino from "pino";
 import { afterAll, beforeAll, describe } from "vitest";
 import { type AppOptions, createApp } from "../app.ts";
+import { DEFAULT_EVALUATION_CONFIG } from "../config.ts";
 import { createIdGenerator } from "../ids.ts";
+import { createSecretBox, type SecretBox } from "../secrets/secret-box.ts";
 import {
   type AdminContext,
   createApiKey,
@@ -14,6 +18,7 @@ import {
 import type { Role } from "../store/schema.ts";
 import { openScratchStore, type ScratchStore } from "../store/scratch.ts";
 import type { Store } from "../store/store.ts";
+import type { EvaluationWorker, WorkerOptions } from "../worker/evaluation-worker.ts";
 
 export const postgresUrl = process.env.PHAROS_TEST_DATABASE_URL;
 
@@ -41,6 +46,13 @@ export interface Harness {
   /** A full, unrestricted key of the workspace. */
   key: string;
   now: () => number;
+  /** The app's credential sealer (workers need the same). */
+  secrets: SecretBox;
+  /**
+   * Starts an evaluation worker on the harness's database, woken when the app queues a run; stopped when the
+   * block ends (or by the test). The harness has none until a test starts one, so runs stay queued.
+   */
+  startWorker(options?: Partial<WorkerOptions>): Promise<EvaluationWorker>;
   newKey(role: Role, projectIds?: string[] | null): Promise<string>;
   /** Another workspace with its own full key and project. */
   otherWorkspace(): Promise<{ key: string; projectId: string }>;
@@ -51,12 +63,20 @@ export interface Harness {
   ): Promise<Reply<T>>;
 }
 
-async function createHarness(store: Store, appOptions: Partial<AppOptions>): Promise<Harness> {
+async function createHarness(
+  store: Store,
+  appOptions: Partial<AppOptions>,
+  workers: EvaluationWorker[],
+): Promise<Harness> {
   let clock = 1_732_190_400_000;
   const now = () => ++clock;
   const admin: AdminContext = { db: store.db, now, newId: createIdGenerator(now) };
   await store.migrate();
-  const app = await createApp({ ...appOptions, store, now });
+  const secrets = createSecretBox(randomBytes(32));
+  const wakeWorkers = () => {
+    for (const worker of workers) worker.wake();
+  };
+  const app = await createApp({ ...appOptions, store, now, secrets, wakeWorkers });
 
   const workspace = await createWorkspace(admin, "Test workspace");
   const project = await createProjectForWorkspace(admin, workspace.id, "Default project");
@@ -71,6 +91,25 @@ async function createHarness(store: Store, appOptions: Partial<AppOptions>): Pro
     projectId: project.id,
     key,
     now,
+    secrets,
+    async startWorker(options = {}) {
+      // Imported on demand: most test files never run a worker (and need not load the provider libraries).
+      const { EvaluationWorker } = await import("../worker/evaluation-worker.ts");
+      const worker = new EvaluationWorker({
+        db: store.db,
+        dialect: store.dialect,
+        secrets,
+        logger: pino({ level: process.env.PHAROS_TEST_WORKER_LOG ?? "silent" }),
+        now,
+        newId: createIdGenerator(now),
+        ...DEFAULT_EVALUATION_CONFIG,
+        pollMs: 20,
+        ...options,
+      });
+      workers.push(worker);
+      worker.start();
+      return worker;
+    },
     newKey: (role, projectIds = null) => newKeyIn(workspace.id, role, projectIds),
     async otherWorkspace() {
       const other = await createWorkspace(admin, "Other workspace");
@@ -110,12 +149,14 @@ export function describeEachStore(
   describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))(`${name} [%s]`, (_, adapter) => {
     let harness: Harness | undefined;
     let dispose: (() => Promise<void>) | undefined;
+    const workers: EvaluationWorker[] = [];
     beforeAll(async () => {
       const opened = await adapter.open();
       dispose = opened.dispose;
-      harness = await createHarness(opened.store, appOptions);
+      harness = await createHarness(opened.store, appOptions, workers);
     });
     afterAll(async () => {
+      await Promise.all(workers.map((worker) => worker.stop(0)));
       await dispose?.();
     });
     body(() => {

@@ -22,11 +22,17 @@ export const KEY_PATTERN = /phk_[0-9A-HJKMNP-TV-Z]{26}_[A-Za-z0-9_-]{43}/;
 /** Every full key printed in a text. */
 export const keysIn = (text: string) => text.match(new RegExp(KEY_PATTERN.source, "g")) ?? [];
 
+/** The secret key processes on PostgreSQL get unless a test sets PHAROS_SECRET_KEY (PostgreSQL requires one). */
+export const TEST_SECRET_KEY = "7e1f0c6a2b9d4e3f8a5c1b7d9e2f4a6c8b0d2e4f6a8c0b2d4e6f8a0c2b4d6e8f";
+
 /** The parent's environment without the variables the processes under test read. */
 function baseEnv(env: Record<string, string>): NodeJS.ProcessEnv {
   const clean = { ...process.env };
-  for (const name of ["PORT", "HOST", "DATABASE_URL", "PHAROS_BOOTSTRAP_API_KEY", "LOG_LEVEL"]) delete clean[name];
-  return { ...clean, ...env };
+  for (const name of Object.keys(clean)) {
+    if (["PORT", "HOST", "DATABASE_URL", "LOG_LEVEL"].includes(name) || name.startsWith("PHAROS_")) delete clean[name];
+  }
+  const postgres = env.DATABASE_URL?.startsWith("postgres") ?? false;
+  return { ...clean, ...(postgres && { PHAROS_SECRET_KEY: TEST_SECRET_KEY }), ...env };
 }
 
 /** A temporary directory for SQLite files; removed by `dispose`. */
@@ -75,9 +81,23 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string, context: 
 
 /** Starts `src/main.ts` on a free loopback port (PORT=0) with `env` added. */
 export function startServer(env: Record<string, string>): ServerProcess {
-  const child = spawn(process.execPath, runTs("src/main.ts"), {
+  return startProcess(runTs("src/main.ts"), { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
+}
+
+/** Starts `pharos worker …args` with `env` added; `ready()` resolves with its worker id once it runs. */
+export function startWorkerProcess(env: Record<string, string>, args: string[] = []): ServerProcess {
+  const worker = startProcess(runTs("src/cli/main.ts", ["worker", ...args]), { LOG_LEVEL: "info", ...env });
+  return {
+    ...worker,
+    ready: async (timeoutMs) =>
+      (await worker.waitForLog((record) => typeof record.workerId === "string", timeoutMs)).workerId,
+  };
+}
+
+function startProcess(args: string[], env: Record<string, string>): ServerProcess {
+  const child = spawn(process.execPath, args, {
     cwd: SERVER_DIR,
-    env: baseEnv({ PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }),
+    env: baseEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

@@ -5114,7 +5114,7 @@ export const ProviderSchema = z
       .nullable()
       .openapi({
         description:
-          "Base URL of the provider's API. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com`); always set for `openai-compatible`.",
+          "Base URL of the provider's API, an absolute http or https URL. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com`); always set for `openai-compatible`.",
       }),
     hasCredentials: z
       .boolean()
@@ -5226,7 +5226,7 @@ export const CreateProviderRequestSchema = z
       .exactOptional()
       .openapi({
         description:
-          'Absolute http(s) URL of the API root, for example `http://127.0.0.1:11434/v1`.',
+          'Absolute http or https URL of the API root, for example `http://127.0.0.1:11434/v1`; any other URL is 400 VALIDATION_ERROR.',
       }),
     credentials: ProviderCredentialsSchema.exactOptional(),
   })
@@ -5373,7 +5373,15 @@ export const UpdateProviderRequestSchema = z
       .openapi({
         description: 'Unique in the workspace (case-insensitive); a duplicate is 409 CONFLICT.',
       }),
-    baseUrl: z.url().max(2048).nullable().exactOptional(),
+    baseUrl: z
+      .url()
+      .max(2048)
+      .nullable()
+      .exactOptional()
+      .openapi({
+        description:
+          "Absolute http or https URL of the API root (any other URL is 400 VALIDATION_ERROR), or `null` for the vendor's default (400 for `openai-compatible`).",
+      }),
     credentials: z.union([ProviderCredentialsSchema, z.null().nullable()]).exactOptional(),
   })
   .refine((o) => Object.keys(o).length >= 1)

@@ -4583,7 +4583,7 @@ export type components = {
             displayName: string;
             /**
              * Format: uri
-             * @description Base URL of the provider's API. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com`); always set for `openai-compatible`.
+             * @description Base URL of the provider's API, an absolute http or https URL. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com`); always set for `openai-compatible`.
              */
             baseUrl: string | null;
             /** @description Whether credentials are stored. An `openai-compatible` provider may work without them. */
@@ -4649,7 +4649,7 @@ export type components = {
             displayName: string;
             /**
              * Format: uri
-             * @description Absolute http(s) URL of the API root, for example `http://127.0.0.1:11434/v1`.
+             * @description Absolute http or https URL of the API root, for example `http://127.0.0.1:11434/v1`; any other URL is 400 VALIDATION_ERROR.
              */
             baseUrl?: string | null;
             credentials?: components["schemas"]["ProviderCredentials"];
@@ -4716,7 +4716,10 @@ export type components = {
         UpdateProviderRequest: {
             /** @description Unique in the workspace (case-insensitive); a duplicate is 409 CONFLICT. */
             displayName?: string;
-            /** Format: uri */
+            /**
+             * Format: uri
+             * @description Absolute http or https URL of the API root (any other URL is 400 VALIDATION_ERROR), or `null` for the vendor's default (400 for `openai-compatible`).
+             */
             baseUrl?: string | null;
             credentials?: components["schemas"]["ProviderCredentials"] | null;
         };

@@ -139,15 +139,19 @@ describeEachStore("createDeployment", (use) => {
       tools: [],
       variables: [],
     });
-    const providerId = `provider_${"1".repeat(26)}`;
+    const provider = await h.request("POST", "/providers", {
+      body: { provider: "openai-compatible", displayName: "Local", baseUrl: "http://127.0.0.1:11434/v1" },
+    });
+    const providerId = provider.body.id as string;
     const pinned = await createPrompt(h, {
       draft: {
         config: { providerId, settings: { maxTokens: 5 } },
         tools: [{ type: "function", definition: { schema: { name: "f", description: "d" } } }],
       },
     });
+    // The provider's kind comes from the pinned record.
     expect((await deploy(h, pinned.id, environmentId)).prompt).toEqual({
-      config: { providerId, settings: { maxTokens: 5 } },
+      config: { providerName: "openai-compatible", providerId, settings: { maxTokens: 5 } },
       messages: [],
       tools: [{ type: "function", definition: { schema: { name: "f", description: "d" } }, request: null }],
       variables: [],

@@ -117,6 +117,36 @@ describeEachStore("evaluators", (use) => {
     );
   });
 
+  it("checks a judge model's providerId: a record of the workspace (201/200), else 404", async () => {
+    const h = use();
+    const { promptId, datasetId } = await fixture(h);
+    const record = await h.request("POST", "/providers", { body: { provider: "openai", displayName: "Judge" } });
+    const foreign = await h.request("POST", "/providers", {
+      body: { provider: "openai", displayName: "Judge" },
+      key: (await h.otherWorkspace()).key,
+    });
+    const judged = (providerId: string) => ({ ...RUBRIC, judgeModel: { providerId, model: "gpt-4o-mini" } });
+    const created = await createEvaluator(h, promptId, { datasetId, config: judged(record.body.id) });
+    expect(created.status).toBe(201);
+    expect(created.body.config.judgeModel).toEqual({ providerId: record.body.id, model: "gpt-4o-mini" });
+    const path = `/prompts/${promptId}/evaluators/${created.body.id}`;
+    for (const providerId of [`provider_${"0".repeat(26)}`, foreign.body.id]) {
+      await expectError(
+        await createEvaluator(h, promptId, { datasetId, config: judged(providerId) }),
+        404,
+        "RESOURCE_NOT_FOUND",
+      );
+      await expectError(
+        await h.request("PATCH", path, { body: { config: judged(providerId) } }),
+        404,
+        "RESOURCE_NOT_FOUND",
+      );
+    }
+    expect((await h.request("GET", path)).body).toEqual(created.body);
+    const updated = await h.request("PATCH", path, { body: { config: RUBRIC } });
+    expect(updated.body.config.judgeModel).toBeNull();
+  });
+
   it("lists evaluators without config, filters by status, and pages", async () => {
     const h = use();
     const { promptId, datasetId } = await fixture(h);

@@ -9,6 +9,7 @@ import {
 
 const MISSING_PROMPT = `prompt_${"0".repeat(26)}`;
 const MISSING_PROJECT = `project_${"0".repeat(26)}`;
+const MISSING_PROVIDER = `provider_${"0".repeat(26)}`;
 
 const text = (value: string) => ({ modality: "text", value });
 const imageUrl = (url: string) => ({ modality: "image", detail: "auto", value: { type: "url", url } });
@@ -33,6 +34,17 @@ const richDraft = {
   ],
   tools: [tool],
 };
+
+let providerCount = 0;
+
+async function createProviderRecord(h: Harness, provider: string, key?: string): Promise<string> {
+  const reply = await h.request("POST", "/providers", {
+    body: { provider, displayName: `Provider ${++providerCount}` },
+    key,
+  });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
+  return reply.body.id;
+}
 
 async function createPrompt(h: Harness, body: Record<string, unknown> = {}, key?: string) {
   const reply = await h.request("POST", "/prompts", { body: { projectId: h.projectId, ...body }, key });
@@ -95,16 +107,53 @@ describeEachStore("createPrompt", (use) => {
     });
   });
 
-  it("stores an omitted draft part empty and a partial config with nulls; a providerId is stored as sent", async () => {
+  it("stores an omitted draft part empty and a partial config with nulls; a providerId gives the provider", async () => {
     const h = use();
-    const providerId = `provider_${"1".repeat(26)}`;
+    const providerId = await createProviderRecord(h, "anthropic");
     const prompt = await createPrompt(h, { draft: { config: { model: "m1", providerId } } });
     expect(prompt.draft).toEqual({
-      config: { provider: null, providerId, model: "m1", settings: {} },
+      config: { provider: "anthropic", providerId, model: "m1", settings: {} },
       messages: [],
       tools: [],
       variables: {},
     });
+    expect((await createPrompt(h, { draft: { config: { provider: "anthropic", providerId } } })).draft.config).toEqual({
+      provider: "anthropic",
+      providerId,
+      model: null,
+      settings: {},
+    });
+  });
+
+  it("answers 404 for a providerId not in the workspace and 400 for a provider that is not the record's kind", async () => {
+    const h = use();
+    const providerId = await createProviderRecord(h, "openai");
+    const foreign = await createProviderRecord(h, "openai", (await h.otherWorkspace()).key);
+    for (const missing of [MISSING_PROVIDER, foreign]) {
+      const reply = await h.request("POST", "/prompts", {
+        body: { projectId: h.projectId, draft: { config: { providerId: missing } } },
+      });
+      await expectError(reply, 404, "RESOURCE_NOT_FOUND");
+    }
+    const mismatch = await h.request("POST", "/prompts", {
+      body: { projectId: h.projectId, draft: { config: { provider: "anthropic", providerId } } },
+    });
+    await expectError(mismatch, 400, "VALIDATION_ERROR");
+    expect(mismatch.body.error.details[0].field).toBe("draft.config.provider");
+
+    const prompt = await createPrompt(h, { draft: richDraft });
+    const path = `/prompts/${prompt.id}`;
+    await expectError(
+      await h.request("PATCH", path, { body: { config: { providerId: MISSING_PROVIDER } } }),
+      404,
+      "RESOURCE_NOT_FOUND",
+    );
+    const patched = await h.request("PATCH", path, { body: { config: { provider: "anthropic", providerId } } });
+    await expectError(patched, 400, "VALIDATION_ERROR");
+    expect(patched.body.error.details[0].field).toBe("config.provider");
+    expect((await h.request("GET", path)).body).toEqual(prompt);
+    const pinned = await h.request("PATCH", path, { body: { config: { providerId, model: "gpt-4o" } } });
+    expect(pinned.body.draft.config).toEqual({ provider: "openai", providerId, model: "gpt-4o", settings: {} });
   });
 
   it("rejects invalid bodies with 400 VALIDATION_ERROR", async () => {

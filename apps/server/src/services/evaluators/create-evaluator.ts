@@ -5,7 +5,7 @@ import { toJson } from "../json.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { type Evaluator, toEvaluator } from "./evaluator.ts";
 import { normalizeEvaluatorConfig } from "./evaluator-config.ts";
-import { requireDatasetOfProject } from "./lookups.ts";
+import { requireDatasetOfProject, requireJudgeProvider } from "./lookups.ts";
 
 export function createEvaluator(
   ctx: ServiceContext,
@@ -19,6 +19,8 @@ async function insertEvaluator(ctx: ServiceContext, promptId: string, input: sch
   const prompt = await requirePrompt(ctx, promptId);
   if (input.projectId !== prompt.projectId) throw invalid("projectId", "must be the prompt's project");
   await requireDatasetOfProject(ctx, input.datasetId, prompt.projectId);
+  const config = normalizeEvaluatorConfig(input.config);
+  await requireJudgeProvider(ctx, config);
   const now = ctx.now();
   const row = {
     id: ctx.newId("evaluator"),
@@ -27,7 +29,7 @@ async function insertEvaluator(ctx: ServiceContext, promptId: string, input: sch
     promptId: prompt.id,
     datasetId: input.datasetId,
     title: input.title,
-    config: toJson(normalizeEvaluatorConfig(input.config)),
+    config: toJson(config),
     status: "active" as const,
     createdAt: now,
     updatedAt: now,

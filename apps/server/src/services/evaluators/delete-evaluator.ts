@@ -1,8 +1,21 @@
-import type { ServiceContext } from "../context.ts";
+import { conflict } from "../../errors.ts";
+import { inTransaction, type ServiceContext } from "../context.ts";
+import { findActiveRun } from "../evaluations/run.ts";
 import { requireEvaluator } from "./lookups.ts";
 
-/** Deletes an evaluator. (Runs, which would make this a 409 while active, arrive with the evaluations area.) */
-export async function deleteEvaluator(ctx: ServiceContext, promptId: string, evaluatorId: string): Promise<void> {
-  const evaluator = await requireEvaluator(ctx, promptId, evaluatorId);
-  await ctx.db.deleteFrom("evaluators").where("id", "=", evaluator.id).execute();
+/**
+ * Deletes an evaluator; its past runs and their results stay (they keep its id). Refused (409) while one of
+ * its runs is unfinished. The evaluator row is locked first, as createEvaluation locks it, so a run created
+ * meanwhile is either seen here or finds the evaluator gone.
+ */
+export function deleteEvaluator(ctx: ServiceContext, promptId: string, evaluatorId: string): Promise<void> {
+  return inTransaction(ctx, async (tx) => {
+    const evaluator = await requireEvaluator(tx, promptId, evaluatorId);
+    if (tx.store.dialect === "postgres") {
+      await tx.db.selectFrom("evaluators").select("id").where("id", "=", evaluator.id).forUpdate().execute();
+    }
+    const run = await findActiveRun(tx, "evaluatorId", evaluator.id);
+    if (run) throw conflict(`Evaluation run ${run.id} of this evaluator is ${run.status}; cancel it first.`);
+    await tx.db.deleteFrom("evaluators").where("id", "=", evaluator.id).execute();
+  });
 }

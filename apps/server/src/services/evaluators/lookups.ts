@@ -1,7 +1,9 @@
+import type { schemas } from "@pharos/contract";
 import { invalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { requireDataset } from "../datasets/dataset.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
+import { requireProvider } from "../providers/provider.ts";
 
 /**
  * A dataset for an evaluator: unknown in the workspace is 404, one of another project 400. Locked until the
@@ -24,4 +26,10 @@ export async function requireEvaluator(ctx: ServiceContext, promptId: string, ev
     .executeTakeFirst();
   if (!evaluator) throw notFound("Evaluator");
   return evaluator;
+}
+
+/** A judge model's `providerId` must name a provider record of the workspace (404 otherwise). */
+export async function requireJudgeProvider(ctx: ServiceContext, config: schemas.EvaluatorConfig): Promise<void> {
+  const providerId = config.type === "llm-as-a-judge" ? config.judgeModel?.providerId : undefined;
+  if (providerId !== undefined) await requireProvider(ctx, providerId);
 }

@@ -3,7 +3,7 @@ import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import { type Evaluator, toEvaluator } from "./evaluator.ts";
 import { normalizeEvaluatorConfig } from "./evaluator-config.ts";
-import { requireDatasetOfProject, requireEvaluator } from "./lookups.ts";
+import { requireDatasetOfProject, requireEvaluator, requireJudgeProvider } from "./lookups.ts";
 
 export function updateEvaluator(
   ctx: ServiceContext,
@@ -14,10 +14,12 @@ export function updateEvaluator(
   return inTransaction(ctx, async (tx) => {
     const evaluator = await requireEvaluator(tx, promptId, evaluatorId);
     if (input.datasetId !== undefined) await requireDatasetOfProject(tx, input.datasetId, evaluator.projectId);
+    const config = input.config === undefined ? undefined : normalizeEvaluatorConfig(input.config);
+    if (config !== undefined) await requireJudgeProvider(tx, config);
     const changes = {
       ...(input.title !== undefined && { title: input.title }),
       ...(input.datasetId !== undefined && { datasetId: input.datasetId }),
-      ...(input.config !== undefined && { config: toJson(normalizeEvaluatorConfig(input.config)) }),
+      ...(config !== undefined && { config: toJson(config) }),
       ...(input.status !== undefined && { status: input.status }),
       updatedAt: tx.now(),
     };

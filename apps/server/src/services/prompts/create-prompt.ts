@@ -21,7 +21,7 @@ export async function createPrompt(ctx: ServiceContext, input: schemas.CreatePro
   const messages = input.draft?.messages ?? [];
   assertVariableLimit(messages, "draft.messages");
   const draft: StoredDraft = {
-    config: await resolveConfig(ctx, input.draft?.config),
+    config: await resolveConfig(ctx, input.draft?.config, "draft.config"),
     messages,
     tools: normalizeTools(input.draft?.tools ?? []),
   };

@@ -9,6 +9,7 @@ import type { Database } from "../../store/schema.ts";
 import { assertProjectAccess } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
+import { requireProvider } from "../providers/provider.ts";
 import { MAX_VARIABLES, variableList, variableMap } from "./template-variables.ts";
 
 export type Prompt = schemas.Prompt;
@@ -54,22 +55,28 @@ export async function requirePrompt(ctx: ServiceContext, promptId: string): Prom
 
 /**
  * A configuration as sent (PromptConfigInput) → as stored: it replaces the stored one as a whole, an omitted
- * or null key is null and omitted settings are `{}`.
- *
- * The providers area does not exist yet, so a `providerId` cannot be checked against the workspace's provider
- * records: it is stored as sent. The providers issue makes this resolve the record (404 when it is not in the
- * workspace), take `provider` from it, and reject a different `provider` with 400.
+ * or null key is null and omitted settings are `{}`. A `providerId` must name a provider record of the
+ * workspace (404); the record decides `provider`, so a different `provider` is 400 rather than a config that
+ * says one kind and runs on another. `field` is where the config sits in the request, for error details.
  */
 export async function resolveConfig(
-  _ctx: ServiceContext,
+  ctx: ServiceContext,
   input: schemas.PromptConfigInput | undefined,
+  field: string,
 ): Promise<schemas.PromptConfig> {
-  return {
-    provider: input?.provider ?? null,
-    providerId: input?.providerId ?? null,
-    model: input?.model ?? null,
-    settings: input?.settings ?? {},
-  };
+  const providerId = input?.providerId ?? null;
+  let provider = input?.provider ?? null;
+  if (providerId !== null) {
+    const record = await requireProvider(ctx, providerId);
+    if (provider !== null && provider !== record.provider) {
+      throw invalid(
+        `${field}.provider`,
+        `must be "${record.provider}", the kind of provider record ${providerId}, or be left out`,
+      );
+    }
+    provider = record.provider;
+  }
+  return { provider, providerId, model: input?.model ?? null, settings: input?.settings ?? {} };
 }
 
 /** Tools as stored and returned: `request` may be omitted on input and is always present (or null) after. */

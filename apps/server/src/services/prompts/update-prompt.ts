@@ -25,7 +25,7 @@ export function updatePrompt(
     const stored = fromJson<StoredDraft>(prompt.draft);
     if (input.messages !== undefined) assertVariableLimit(input.messages, "messages");
     const draft: StoredDraft = {
-      config: input.config !== undefined ? await resolveConfig(tx, input.config) : stored.config,
+      config: input.config !== undefined ? await resolveConfig(tx, input.config, "config") : stored.config,
       messages: input.messages ?? stored.messages,
       tools: input.tools !== undefined ? normalizeTools(input.tools) : stored.tools,
     };

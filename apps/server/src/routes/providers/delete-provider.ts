@@ -1,0 +1,7 @@
+import { deleteProvider } from "../../services/providers/delete-provider.ts";
+import { defineRoute } from "../define-route.ts";
+
+export default defineRoute("deleteProvider", async (c) => {
+  await deleteProvider(c.var.ctx, c.req.valid("param").providerId);
+  return c.body(null, 204);
+});

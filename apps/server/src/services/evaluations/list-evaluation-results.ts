@@ -1,0 +1,77 @@
+import type { schemas } from "@pharos/contract";
+import type { Database } from "../../store/schema.ts";
+import type { ServiceContext } from "../context.ts";
+import { loadColumns } from "../datasets/column.ts";
+import { toRow } from "../datasets/row.ts";
+import { type PageQuery, paginate } from "../pagination.ts";
+import { requireRun } from "./run.ts";
+
+export type EvaluationResult = schemas.EvaluationResult;
+
+export interface ListEvaluationResultsInput extends PageQuery {
+  grade?: EvaluationResult["grade"];
+  expand?: "row";
+  sort?: "createdAt:asc" | "createdAt:desc" | "score:asc" | "score:desc";
+}
+
+function toEvaluationResult(row: Database["evaluationResults"]): EvaluationResult {
+  return {
+    id: row.id,
+    rowId: row.rowId,
+    grade: row.grade,
+    score: row.score,
+    reason: row.reason,
+    output: row.output,
+    error: row.error,
+    cost: row.cost,
+    latency: row.latency,
+    tokenCount: row.tokenCount,
+    createdAt: row.createdAt,
+  };
+}
+
+/**
+ * One page of the run's results, by time or by score (ties by createdAt, then id, all in the sort's
+ * direction, so the keyset is one row-value comparison on the run's index).
+ */
+export async function listEvaluationResults(
+  ctx: ServiceContext,
+  promptId: string,
+  runId: string,
+  input: ListEvaluationResultsInput,
+) {
+  const run = await requireRun(ctx, promptId, runId);
+  let select = ctx.db.selectFrom("evaluationResults").selectAll().where("runId", "=", run.id);
+  if (input.grade !== undefined) select = select.where("grade", "=", input.grade);
+  const page = await paginate(ctx, {
+    operation: "listEvaluationResults",
+    query: { ...input, promptId, runId },
+    table: "evaluationResults",
+    select,
+    toItem: toEvaluationResult,
+    keyset: input.sort?.startsWith("score:") ? (["score", "createdAt"] as const) : "createdAt",
+  });
+  if (input.expand !== "row") return page;
+  return { ...page, items: await withRows(ctx, run.datasetId, page.items) };
+}
+
+/**
+ * Each result with its dataset row as it is now (every current column), `null` when the row (or its whole
+ * dataset) has been deleted since: the page's rows in one query.
+ */
+async function withRows(ctx: ServiceContext, datasetId: string, results: EvaluationResult[]) {
+  if (results.length === 0) return results;
+  const rows = await ctx.db
+    .selectFrom("datasetRows")
+    .selectAll()
+    .where("datasetId", "=", datasetId)
+    .where(
+      "id",
+      "in",
+      results.map((result) => result.rowId),
+    )
+    .execute();
+  const columnIds = (await loadColumns(ctx, datasetId)).map((column) => column.id);
+  const byId = new Map(rows.map((row) => [row.id, toRow(row, columnIds)]));
+  return results.map((result) => ({ ...result, row: byId.get(result.rowId) ?? null }));
+}

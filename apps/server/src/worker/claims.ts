@@ -1,0 +1,165 @@
+/**
+ * How workers share runs through the database. A worker claims a few rows (items) of a running run at a time
+ * by writing its id and a lease expiry on them; it renews the lease while it works and marks an item done in
+ * the transaction that records its result. An item whose lease expired (its worker died) can be claimed
+ * again, so a run survives any worker. On PostgreSQL, concurrent claims skip each other's rows
+ * (`FOR UPDATE SKIP LOCKED`); SQLite runs one write transaction at a time.
+ */
+import type { Kysely } from "kysely";
+import type { Dialect } from "../store/migrations.ts";
+import type { Database } from "../store/schema.ts";
+import { variablesWithoutColumn } from "./render-prompt.ts";
+import { type RunPlan, readRunPlan } from "./run-plan.ts";
+
+export interface ClaimedItem {
+  runId: string;
+  rowId: string;
+  /** JSON of the row's cells, keyed by column id. */
+  values: string;
+}
+
+interface ClaimContext {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  owner: string;
+  now: number;
+  leaseMs: number;
+}
+
+/** How many active runs one claim pass looks at, oldest first. */
+const RUNS_PER_PASS = 20;
+
+/**
+ * Claims up to `limit` items, from the oldest runs first. Queued runs met on the way are started (or failed,
+ * when the dataset lacks a column for a prompt variable, before any model call).
+ */
+export async function claimItems(context: ClaimContext, limit: number): Promise<ClaimedItem[]> {
+  const { db, now } = context;
+  const runs = await db
+    .selectFrom("evaluationRuns")
+    .select(["id", "status"])
+    .where("status", "in", ["queued", "running"])
+    .orderBy("createdAt")
+    .orderBy("id")
+    .limit(RUNS_PER_PASS)
+    .execute();
+  const claimed: ClaimedItem[] = [];
+  for (const run of runs) {
+    if (claimed.length >= limit) break;
+    if (run.status === "queued" && !(await startRun(db, await readRunPlan(db, run.id), now))) continue;
+    claimed.push(...(await claimItemsOfRun(context, run.id, limit - claimed.length)));
+  }
+  return claimed;
+}
+
+/** queued → running, or → failed for a missing variable column, or → completed when it has no rows. */
+async function startRun(db: Kysely<Database>, plan: RunPlan | undefined, now: number): Promise<boolean> {
+  if (!plan) return false;
+  const missing = variablesWithoutColumn(
+    plan.promptVersion.messages,
+    plan.columns.map((column) => column.name),
+  );
+  const update = db.updateTable("evaluationRuns").where("id", "=", plan.id).where("status", "=", "queued");
+  if (missing.length > 0) {
+    const list = missing.map((name) => `{{${name}}}`).join(", ");
+    await update
+      .set({
+        status: "failed",
+        error: `The dataset has no column for the prompt variable${missing.length > 1 ? "s" : ""} ${list}; add a column named after each variable.`,
+        finishedAt: now,
+        updatedAt: now,
+      })
+      .execute();
+    return false;
+  }
+  if (plan.totalRows === 0) {
+    await update.set({ status: "completed", startedAt: now, finishedAt: now, updatedAt: now }).execute();
+    return false;
+  }
+  const started = await update.set({ status: "running", startedAt: now, updatedAt: now }).executeTakeFirst();
+  // Another worker may have started it first: it is running either way.
+  return Number(started.numUpdatedRows) === 1 || (await readRunStatus(db, plan.id)) === "running";
+}
+
+async function readRunStatus(db: Kysely<Database>, runId: string) {
+  const run = await db.selectFrom("evaluationRuns").select("status").where("id", "=", runId).executeTakeFirst();
+  return run?.status;
+}
+
+async function claimItemsOfRun(context: ClaimContext, runId: string, limit: number): Promise<ClaimedItem[]> {
+  const { dialect, owner, now, leaseMs } = context;
+  return context.db.transaction().execute(async (trx) => {
+    // A shared lock on the run: cancelEvaluation (which locks it for update) sees every claim made before it,
+    // and no claim is made after it.
+    let runQuery = trx.selectFrom("evaluationRuns").select("status").where("id", "=", runId);
+    if (dialect === "postgres") runQuery = runQuery.forShare();
+    const run = await runQuery.executeTakeFirst();
+    if (run?.status !== "running") return [];
+
+    let claimable = trx
+      .selectFrom("evaluationRunItems")
+      .select("rowId")
+      .where("runId", "=", runId)
+      .where((eb) =>
+        eb.or([eb("state", "=", "pending"), eb.and([eb("state", "=", "claimed"), eb("leaseExpiresAt", "<", now)])]),
+      )
+      .orderBy("position")
+      .limit(limit);
+    if (dialect === "postgres") claimable = claimable.forUpdate().skipLocked();
+    const rows = await trx
+      .updateTable("evaluationRunItems")
+      .set({ state: "claimed", leaseOwner: owner, leaseExpiresAt: now + leaseMs })
+      .where("runId", "=", runId)
+      .where("rowId", "in", claimable)
+      .returning(["rowId", "values"])
+      .execute();
+    return rows.map((row) => ({ runId, rowId: row.rowId, values: row.values }));
+  });
+}
+
+/** Extends the lease of every item `owner` holds. */
+export async function renewLeases(db: Kysely<Database>, owner: string, expiresAt: number): Promise<void> {
+  await db
+    .updateTable("evaluationRunItems")
+    .set({ leaseExpiresAt: expiresAt })
+    .where("leaseOwner", "=", owner)
+    .where("state", "=", "claimed")
+    .execute();
+}
+
+/** Gives back items `owner` could not finish (a worker stopping), so another worker takes them at once. */
+export async function releaseLeases(db: Kysely<Database>, owner: string, items: readonly ClaimedItem[]): Promise<void> {
+  for (const item of items) {
+    await db
+      .updateTable("evaluationRunItems")
+      .set({ state: "pending", leaseOwner: null, leaseExpiresAt: null })
+      .where("runId", "=", item.runId)
+      .where("rowId", "=", item.rowId)
+      .where("leaseOwner", "=", owner)
+      .where("state", "=", "claimed")
+      .execute();
+  }
+}
+
+/**
+ * `cancelling` runs whose in-flight rows are all gone (finished, or their worker died) become `cancelled`.
+ * Normally the worker recording the last in-flight row does this; this sweep covers a worker that died.
+ */
+export async function settleCancellingRuns(db: Kysely<Database>, now: number): Promise<void> {
+  await db
+    .updateTable("evaluationRuns")
+    .set({ status: "cancelled", finishedAt: now, updatedAt: now })
+    .where("status", "=", "cancelling")
+    .where(({ not, exists, selectFrom }) =>
+      not(
+        exists(
+          selectFrom("evaluationRunItems")
+            .select("rowId")
+            .whereRef("evaluationRunItems.runId", "=", "evaluationRuns.id")
+            .where("state", "=", "claimed")
+            .where("leaseExpiresAt", ">=", now),
+        ),
+      ),
+    )
+    .execute();
+}

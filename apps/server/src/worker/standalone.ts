@@ -1,0 +1,104 @@
+/**
+ * `pnpm pharos worker`: a process that only executes evaluation runs, beside servers started with
+ * PHAROS_WORKER=off (or as well as their embedded workers). Run any number of them against one PostgreSQL
+ * database; SQLite has the server's embedded worker instead. SIGTERM/SIGINT: stop claiming, finish or give
+ * back the rows in flight, exit 0.
+ */
+import { parseArgs } from "node:util";
+import pino from "pino";
+import { ConfigError, describeError, loadServerConfig, REPO_ROOT, redactDatabaseUrl } from "../config.ts";
+import { createIdGenerator } from "../ids.ts";
+import { createSecretBox, verifySecretKey } from "../secrets/secret-box.ts";
+import { configuredSecretKey } from "../secrets/secret-key.ts";
+import { openStore } from "../store/open-store.ts";
+import { EvaluationWorker } from "./evaluation-worker.ts";
+
+export const WORKER_USAGE = `Usage: pharos worker [--concurrency <n>]
+  Execute evaluation runs from the PostgreSQL database DATABASE_URL names, until SIGTERM or SIGINT.
+  --concurrency <n>   rows evaluated at once (default PHAROS_EVALUATION_CONCURRENCY, else 5)
+  Needs PHAROS_SECRET_KEY (the servers' key); reads PHAROS_PROVIDER_TIMEOUT_MS, PHAROS_PROVIDER_MAX_RETRIES, LOG_LEVEL.
+`;
+
+interface Io {
+  env: Record<string, string | undefined>;
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Runs until a stop signal; returns the exit code (2 bad arguments, 1 cannot start). */
+export async function runWorkerCommand(args: readonly string[], io: Io): Promise<number> {
+  let concurrencyText: string | undefined;
+  try {
+    const { values } = parseArgs({
+      args: args as string[],
+      options: { concurrency: { type: "string" }, help: { type: "boolean", short: "h" } },
+      strict: true,
+    });
+    if (values.help) {
+      io.stdout(WORKER_USAGE);
+      return 0;
+    }
+    concurrencyText = values.concurrency;
+  } catch (error) {
+    io.stderr(`pharos worker: ${(error as Error).message}\n${WORKER_USAGE}`);
+    return 2;
+  }
+
+  let config: ReturnType<typeof loadServerConfig>;
+  try {
+    config = loadServerConfig(
+      concurrencyText === undefined ? io.env : { ...io.env, PHAROS_EVALUATION_CONCURRENCY: concurrencyText },
+    );
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    io.stderr(`pharos worker: ${error.message.replace("PHAROS_EVALUATION_CONCURRENCY", "--concurrency")}\n`);
+    return concurrencyText !== undefined && error.message.includes("PHAROS_EVALUATION_CONCURRENCY") ? 2 : 1;
+  }
+  if (!config.databaseUrl.startsWith("postgres")) {
+    io.stderr(
+      "pharos worker: standalone workers need PostgreSQL (DATABASE_URL=postgres://…); with SQLite the server's embedded worker runs evaluations.\n",
+    );
+    return 1;
+  }
+
+  const logger = pino({ level: config.logLevel });
+  const store = openStore(config.databaseUrl);
+  let worker: EvaluationWorker;
+  try {
+    await store.migrate();
+    const secrets = createSecretBox(configuredSecretKey(config, `${REPO_ROOT}/data`));
+    await verifySecretKey(store.db, secrets);
+    worker = new EvaluationWorker({
+      db: store.db,
+      dialect: store.dialect,
+      secrets,
+      logger,
+      now: Date.now,
+      newId: createIdGenerator(Date.now),
+      ...config.evaluations,
+    });
+  } catch (error) {
+    await store.close().catch(() => {});
+    io.stderr(`pharos worker: cannot start on ${redactDatabaseUrl(config.databaseUrl)}: ${describeError(error)}\n`);
+    return 1;
+  }
+  worker.start();
+  logger.info(
+    {
+      workerId: worker.id,
+      concurrency: config.evaluations.concurrency,
+      database: redactDatabaseUrl(config.databaseUrl),
+    },
+    `Pharos worker ${worker.id} is executing evaluation runs`,
+  );
+
+  const signal = await new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
+  logger.info({ signal }, `${signal}: stopping — no new rows; rows in flight finish or are given back`);
+  await worker.stop();
+  await store.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
+  logger.info({ recordedRows: worker.recordedRows }, `Stopped after recording ${worker.recordedRows} rows`);
+  return 0;
+}
