@@ -27,9 +27,25 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
     async migrate() {
       // The schema the connection resolves names in (search_path: options.schema, or `options` in the URL).
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);
-      await applyMigrations(db, "postgres", rows[0]?.schema);
+      const schema = rows[0]?.schema;
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await applyMigrations(db, "postgres", schema);
+        } catch (error) {
+          if (attempt >= 5 || !isOtherSchemaDropped(error, schema)) throw error;
+        }
+      }
     },
     isUniqueViolation: (error) => (error as { code?: string } | null)?.code === "23505",
     close: () => db.destroy(),
   };
+}
+
+/**
+ * Kysely's migrator lists the tables of every schema of the database; a schema dropped by someone else during
+ * that query fails it (3F000 naming that schema). Nothing of ours is wrong then: the migration is retried.
+ */
+function isOtherSchemaDropped(error: unknown, ours: string | undefined): boolean {
+  const { code, message } = (error ?? {}) as { code?: string; message?: string };
+  return code === "3F000" && ours !== undefined && !message?.includes(`"${ours}"`);
 }

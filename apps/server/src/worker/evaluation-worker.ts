@@ -57,6 +57,9 @@ export class EvaluationWorker {
     this.leaseMs = options.leaseMs;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
     this.results = new ResultWriter(options.db, options);
+    // The AI SDK reports what a provider ignored (an unsupported setting) on the console; keep it in our logs.
+    globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
+      options.logger.warn({ warnings, provider, model }, "the provider ignored part of a model call");
   }
 
   start(): void {
