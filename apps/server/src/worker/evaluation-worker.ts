@@ -5,6 +5,7 @@
  * server's embedded one, and `pharos worker` processes on PostgreSQL.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { IdGenerator } from "../ids.ts";
@@ -13,7 +14,7 @@ import type { Dialect } from "../store/migrations.ts";
 import type { Database } from "../store/schema.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
 import { evaluateItem } from "./evaluate-item.ts";
-import { ResultWriter } from "./record-result.ts";
+import { type FinishedRow, recordAndClaim } from "./record-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 
 export interface WorkerOptions {
@@ -43,10 +44,12 @@ export class EvaluationWorker {
   recordedRows = 0;
   private readonly leaseMs: number;
   private readonly pollMs: number;
-  private readonly inFlight = new Map<string, { item: ClaimedItem; done: Promise<void> }>();
+  /** Rows claimed and not yet recorded (or given back), by `runId/rowId`: each holds a slot. */
+  private readonly inFlight = new Map<string, { item: ClaimedItem; evaluated: Promise<void> }>();
+  /** Rows evaluated and waiting for the loop to record them. */
+  private finished: FinishedRow[] = [];
   private readonly plans = new Map<string, RunPlan>();
   private readonly abort = new AbortController();
-  private readonly results: ResultWriter;
   private running: Promise<void> | undefined;
   private stopping = false;
   /** The loop's wait, and whether something happened since it last looked (so no signal is ever lost). */
@@ -56,7 +59,8 @@ export class EvaluationWorker {
   constructor(private readonly options: WorkerOptions) {
     this.leaseMs = options.leaseMs;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
-    this.results = new ResultWriter(options.db, options);
+    // Every model call of the rows in flight listens to the one abort signal.
+    setMaxListeners(options.concurrency * 4 + 10, this.abort.signal);
     // The AI SDK reports what a provider ignored (an unsupported setting) on the console; keep it in our logs.
     globalThis.AI_SDK_LOG_WARNINGS = ({ warnings, provider, model }) =>
       options.logger.warn({ warnings, provider, model }, "the provider ignored part of a model call");
@@ -73,79 +77,107 @@ export class EvaluationWorker {
   }
 
   /**
-   * Stops claiming, lets the rows in flight finish for up to `graceMs`, then aborts the rest and gives their
-   * rows back, so another worker takes them at once rather than after the lease.
+   * Stops claiming, lets the rows in flight finish for up to `graceMs` and records them, then aborts the rest
+   * and gives their rows back, so another worker takes them at once rather than after the lease.
    */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     this.wake();
-    // The loop ends after the claim it may be making: from then on no row joins those in flight.
+    // The loop ends after the transaction it may be in: from then on no row joins those in flight.
     await this.running;
+    const evaluations = () => [...this.inFlight.values()].map((entry) => entry.evaluated);
     const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-    await Promise.race([Promise.all([...this.inFlight.values()].map((entry) => entry.done)), grace]);
+    await Promise.race([Promise.all(evaluations()), grace]);
     this.abort.abort(new Error("The worker is stopping"));
-    const unfinished = [...this.inFlight.values()].map((entry) => entry.item);
-    await Promise.allSettled([...this.inFlight.values()].map((entry) => entry.done));
-    await releaseLeases(this.options.db, this.id, unfinished).catch((error) =>
-      this.options.logger.error({ err: error }, "giving back unfinished evaluation rows failed"),
-    );
+    await Promise.allSettled(evaluations());
+    try {
+      await this.recordFinished();
+      await releaseLeases(
+        this.options.db,
+        this.id,
+        [...this.inFlight.values()].map((entry) => entry.item),
+      );
+    } catch (error) {
+      this.options.logger.error({ err: error }, "recording or giving back the rows in flight failed");
+    }
   }
 
   private async loop(): Promise<void> {
-    const { logger } = this.options;
     const heartbeat = setInterval(() => this.renew(), Math.max(1, Math.floor(this.leaseMs / 3)));
     heartbeat.unref();
     try {
       while (!this.stopping) {
-        let claimed = 0;
+        let progressed = false;
         try {
-          claimed = await this.claim();
-          if (claimed === 0) await settleCancellingRuns(this.options.db, this.options.now());
+          progressed = await this.recordFinished();
+          const claimed = await this.claim();
+          if (!progressed && claimed === 0) await settleCancellingRuns(this.options.db, this.options.now());
+          progressed ||= claimed > 0;
         } catch (error) {
-          logger.error({ err: error }, "claiming evaluation rows failed; retrying");
+          this.options.logger.error({ err: error }, "claiming or recording evaluation rows failed; retrying");
         }
         if (this.stopping) break;
-        // Full: wait for a row to finish. Nothing to claim: wait for the next poll or a wake-up.
+        if (this.finished.length > 0) continue;
+        // Full: wait for a row to finish. Nothing to do: wait for the next poll or a wake-up.
         if (this.inFlight.size >= this.options.concurrency) await this.signal();
-        else if (claimed === 0) await this.signal(this.pollMs);
+        else if (!progressed) await this.signal(this.pollMs);
       }
     } finally {
       clearInterval(heartbeat);
     }
   }
 
+  private context() {
+    const { db, dialect, newId } = this.options;
+    return { db, dialect, newId, owner: this.id, now: this.options.now(), leaseMs: this.leaseMs };
+  }
+
+  /** Claims rows for the free slots, from any run. */
   private async claim(): Promise<number> {
     const free = this.options.concurrency - this.inFlight.size;
     if (free <= 0) return 0;
-    const items = await claimItems(
-      {
-        db: this.options.db,
-        dialect: this.options.dialect,
-        owner: this.id,
-        now: this.options.now(),
-        leaseMs: this.leaseMs,
-      },
-      free,
-    );
-    for (const item of items) {
-      const key = `${item.runId}/${item.rowId}`;
-      const done = this.process(item).finally(() => {
-        this.inFlight.delete(key);
-        this.wake();
-      });
-      this.inFlight.set(key, { item, done });
-    }
+    const items = await claimItems(this.context(), free);
+    this.begin(items);
     return items.length;
   }
 
-  private async process(item: ClaimedItem): Promise<void> {
-    const { db, logger } = this.options;
+  /** Records the rows evaluated since the last call, run by run, each with the claim of its replacements. */
+  private async recordFinished(): Promise<boolean> {
+    if (this.finished.length === 0) return false;
+    const byRun = new Map<string, FinishedRow[]>();
+    for (const row of this.finished.splice(0)) byRun.set(row.item.runId, [...(byRun.get(row.item.runId) ?? []), row]);
+    for (const [runId, rows] of byRun) {
+      const freeAfter = this.options.concurrency - (this.inFlight.size - rows.length);
+      let replacements: ClaimedItem[] = [];
+      try {
+        replacements = await recordAndClaim(this.context(), runId, rows, this.stopping ? 0 : freeAfter);
+        this.recordedRows += rows.length;
+      } catch (error) {
+        this.options.logger.error(
+          { err: error, runId },
+          "recording evaluation results failed; their rows will be redone",
+        );
+      }
+      for (const row of rows) this.inFlight.delete(keyOf(row.item));
+      this.begin(replacements);
+    }
+    return true;
+  }
+
+  private begin(items: readonly ClaimedItem[]): void {
+    for (const item of items) this.inFlight.set(keyOf(item), { item, evaluated: this.evaluate(item) });
+  }
+
+  private async evaluate(item: ClaimedItem): Promise<void> {
     try {
       const plan = await this.plan(item.runId);
-      if (!plan) return; // The run was deleted with its prompt.
+      if (!plan) {
+        this.inFlight.delete(keyOf(item)); // The run was deleted with its prompt.
+        return;
+      }
       const result = await evaluateItem(
         {
-          db,
+          db: this.options.db,
           secrets: this.options.secrets,
           call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
         },
@@ -153,14 +185,17 @@ export class EvaluationWorker {
         item,
         this.abort.signal,
       );
-      if (this.abort.signal.aborted) return; // Stopping: the row is given back, not recorded as failed.
-      await this.results.record(item, result);
-      this.recordedRows++;
+      // Stopping: the row stays in flight, to be given back, not recorded as failed.
+      if (this.abort.signal.aborted) return;
+      this.finished.push({ item, result });
     } catch (error) {
-      // Left claimed: its lease runs out and a worker evaluates it again.
-      if (!this.abort.signal.aborted)
-        logger.error({ err: error, ...item, values: undefined }, "evaluating a row failed");
+      // Its slot is freed; the row stays claimed, its lease runs out and a worker evaluates it again.
+      this.inFlight.delete(keyOf(item));
+      if (!this.abort.signal.aborted) {
+        this.options.logger.error({ err: error, runId: item.runId, rowId: item.rowId }, "evaluating a row failed");
+      }
     }
+    this.wake();
   }
 
   private async plan(runId: string): Promise<RunPlan | undefined> {
@@ -197,3 +232,5 @@ export class EvaluationWorker {
     });
   }
 }
+
+const keyOf = (item: ClaimedItem) => `${item.runId}/${item.rowId}`;

@@ -1,74 +1,56 @@
 /**
- * Records a row's result and everything it changes in the same transaction: the result (at most one per row of
- * a run, whichever worker gets there first), the item marked done, the run's progress and metrics, and the
- * run's end when this was its last row (`completed`) or its last in-flight row after a cancel (`cancelled`).
- * A client therefore never reads counters that disagree with the results.
+ * Records rows' results and everything they change in one transaction: each result (at most one per row of a
+ * run, whichever worker gets there first), its item marked done, the run's progress and metrics, and the run's
+ * end when this was its last row (`completed`) or its last in-flight row after a cancel (`cancelled`). A client
+ * therefore never reads counters that disagree with the results.
  *
- * Results that finish while a transaction commits are recorded together in the next one (group commit): with
- * 20 rows in flight, one commit per row would make the database's flush, not the model, the bottleneck.
+ * The same transaction claims the rows that replace them (one commit per finished row, not two: the database's
+ * flush, not the model, would otherwise bound a worker with many rows in flight). It touches one run only, and
+ * locks that run first, so transactions of several workers never wait on each other in a cycle.
  */
 import type { Kysely, Transaction } from "kysely";
 import type { IdGenerator } from "../ids.ts";
+import type { Dialect } from "../store/migrations.ts";
 import type { Database } from "../store/schema.ts";
+import { type ClaimedItem, claimRowsOfRun } from "./claims.ts";
 
 export type ResultValues = Pick<
   Database["evaluationResults"],
   "grade" | "score" | "reason" | "output" | "error" | "cost" | "latency" | "tokenCount"
 >;
 
-interface Pending {
-  item: { runId: string; rowId: string };
+export interface FinishedRow {
+  item: ClaimedItem;
   result: ResultValues;
-  settle(error?: unknown): void;
 }
 
-export class ResultWriter {
-  private queue: Pending[] = [];
-  private flushing = false;
+export interface RecordContext {
+  db: Kysely<Database>;
+  dialect: Dialect;
+  owner: string;
+  now: number;
+  leaseMs: number;
+  newId: IdGenerator;
+}
 
-  constructor(
-    private readonly db: Kysely<Database>,
-    private readonly clock: { now: () => number; newId: IdGenerator },
-  ) {}
-
-  /** Resolves once the result is committed. */
-  record(item: { runId: string; rowId: string }, result: ResultValues): Promise<void> {
-    return new Promise((resolve, reject) => {
-      this.queue.push({ item, result, settle: (error) => (error === undefined ? resolve() : reject(error)) });
-      if (!this.flushing) void this.flush();
-    });
-  }
-
-  private async flush(): Promise<void> {
-    this.flushing = true;
-    while (this.queue.length > 0) {
-      const batch = this.queue;
-      this.queue = [];
-      try {
-        await this.db.transaction().execute(async (trx) => {
-          for (const pending of batch) await recordInTransaction(trx, pending.item, pending.result, this.now());
-        });
-        for (const pending of batch) pending.settle();
-      } catch {
-        // One bad result (its run deleted meanwhile) must not sink the others: record them one by one.
-        for (const pending of batch) {
-          try {
-            await this.db
-              .transaction()
-              .execute((trx) => recordInTransaction(trx, pending.item, pending.result, this.now()));
-            pending.settle();
-          } catch (error) {
-            pending.settle(error);
-          }
-        }
-      }
+/** Records `finished` (rows of run `runId`) and, while the run is still running, claims up to `claim` more of its rows. */
+export function recordAndClaim(
+  context: RecordContext,
+  runId: string,
+  finished: readonly FinishedRow[],
+  claim: number,
+): Promise<ClaimedItem[]> {
+  return context.db.transaction().execute(async (trx) => {
+    let lock = trx.selectFrom("evaluationRuns").select("id").where("id", "=", runId);
+    if (context.dialect === "postgres") lock = lock.forUpdate();
+    await lock.executeTakeFirst();
+    for (const { item, result } of finished) {
+      await recordInTransaction(trx, item, result, { now: context.now, newId: context.newId });
     }
-    this.flushing = false;
-  }
-
-  private now() {
-    return { now: this.clock.now(), newId: this.clock.newId };
-  }
+    if (claim <= 0) return [];
+    const run = await trx.selectFrom("evaluationRuns").select("status").where("id", "=", runId).executeTakeFirst();
+    return run?.status === "running" ? claimRowsOfRun({ ...context, db: trx }, runId, claim) : [];
+  });
 }
 
 async function recordInTransaction(
