@@ -5114,7 +5114,7 @@ export const ProviderSchema = z
       .nullable()
       .openapi({
         description:
-          "Base URL of the provider's API, an absolute http or https URL. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com`); always set for `openai-compatible`.",
+          "Base URL of the provider's API, an absolute http or https URL. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com/v1`); always set for `openai-compatible`.",
       }),
     hasCredentials: z
       .boolean()

@@ -4583,7 +4583,7 @@ export type components = {
             displayName: string;
             /**
              * Format: uri
-             * @description Base URL of the provider's API, an absolute http or https URL. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com`); always set for `openai-compatible`.
+             * @description Base URL of the provider's API, an absolute http or https URL. `null` for `openai` and `anthropic` means the vendor's default (`https://api.openai.com/v1`, `https://api.anthropic.com/v1`); always set for `openai-compatible`.
              */
             baseUrl: string | null;
             /** @description Whether credentials are stored. An `openai-compatible` provider may work without them. */
