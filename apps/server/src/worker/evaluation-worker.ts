@@ -13,7 +13,6 @@ import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Dialect } from "../store/migrations.ts";
 import type { Database } from "../store/schema.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
-import { evaluateItem } from "./evaluate-item.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 
@@ -37,6 +36,16 @@ export interface WorkerOptions {
 const DEFAULT_POLL_MS = 250;
 /** Plans of recently seen runs (they never change). */
 const PLAN_CACHE_SIZE = 64;
+
+/**
+ * The row pipeline (provider SDKs, grading) is loaded with the first row, not at start: a server that never
+ * evaluates does not carry it in memory.
+ */
+let pipeline: Promise<typeof import("./evaluate-item.ts")> | undefined;
+const loadPipeline = () => {
+  pipeline ??= import("./evaluate-item.ts");
+  return pipeline;
+};
 
 export class EvaluationWorker {
   readonly id = `worker_${randomUUID()}`;
@@ -175,6 +184,7 @@ export class EvaluationWorker {
         this.inFlight.delete(keyOf(item)); // The run was deleted with its prompt.
         return;
       }
+      const { evaluateItem } = await loadPipeline();
       const result = await evaluateItem(
         {
           db: this.options.db,
