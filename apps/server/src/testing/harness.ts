@@ -99,7 +99,7 @@ async function createHarness(
         db: store.db,
         dialect: store.dialect,
         secrets,
-        logger: pino({ level: process.env.PHAROS_TEST_WORKER_LOG ?? "silent" }),
+        logger: pino({ level: "silent" }),
         now,
         newId: createIdGenerator(now),
         ...DEFAULT_EVALUATION_CONFIG,
