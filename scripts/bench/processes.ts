@@ -26,9 +26,24 @@ export const pinning = (() => {
   };
 })();
 
-function spawnNode(prefix: string[], args: string[], options: Parameters<typeof spawn>[2]): ChildProcess {
-  const command = [...prefix, process.execPath, "--import", TSX_LOADER, ...args];
+/** `node [--import tsx] …args`; without tsx for plain JavaScript (the server's bundle). */
+function spawnNode(
+  prefix: string[],
+  args: string[],
+  options: Parameters<typeof spawn>[2],
+  typescript = true,
+): ChildProcess {
+  const command = [...prefix, process.execPath, ...(typescript ? ["--import", TSX_LOADER] : []), ...args];
   return spawn(command[0] as string, command.slice(1), options);
+}
+
+/** Builds the server bundle (apps/server/dist) that startPharos runs, as `pnpm start` does. */
+export function buildServer(): void {
+  const built = spawnSync(process.execPath, ["--import", TSX_LOADER, "scripts/build.ts"], {
+    cwd: SERVER_DIR,
+    encoding: "utf8",
+  });
+  if (built.status !== 0) throw new Error(`building the server failed:\n${built.stderr}`);
 }
 
 /** Resident set size of a process in MB (VmRSS of /proc/<pid>/status), or NaN where /proc is missing. */
@@ -61,14 +76,19 @@ async function startLogged(
   name: string,
   prefix: string[],
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; logDir: string },
+  options: { cwd: string; env: NodeJS.ProcessEnv; logDir: string; typescript?: boolean },
   address: (record: Record<string, unknown>) => string | undefined,
 ): Promise<ServerHandle> {
   const stdoutPath = join(options.logDir, `${name}.out.log`);
   const stderrPath = join(options.logDir, `${name}.err.log`);
   const out = openSync(stdoutPath, "w");
   const err = openSync(stderrPath, "w");
-  const child = spawnNode(prefix, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", out, err] });
+  const child = spawnNode(
+    prefix,
+    args,
+    { cwd: options.cwd, env: options.env, stdio: ["ignore", out, err] },
+    options.typescript ?? true,
+  );
   closeSync(out);
   closeSync(err);
   let exited = false;
@@ -119,7 +139,7 @@ async function startLogged(
   };
 }
 
-/** The real server: `node --import tsx apps/server/src/main.ts` on loopback, PORT=0. */
+/** The real server as `pnpm start` runs it: `node apps/server/dist/main.js` (see buildServer) on loopback, PORT=0. */
 export function startPharos(name: string, env: Record<string, string>, logDir: string): Promise<ServerHandle> {
   const clean = { ...process.env };
   for (const variable of Object.keys(clean)) {
@@ -130,8 +150,8 @@ export function startPharos(name: string, env: Record<string, string>, logDir: s
   return startLogged(
     name,
     pinning.server,
-    ["src/main.ts"],
-    { cwd: SERVER_DIR, env: { ...clean, PORT: "0", HOST: "127.0.0.1", ...env }, logDir },
+    ["--enable-source-maps", "dist/main.js"],
+    { cwd: SERVER_DIR, env: { ...clean, PORT: "0", HOST: "127.0.0.1", ...env }, logDir, typescript: false },
     (record) => (typeof record.url === "string" ? record.url : undefined),
   );
 }

@@ -2,7 +2,7 @@
  * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]` — the logs benchmark of issue 5,
  * then the evaluation-run benchmark of issue 6 (evaluations.ts). `--suite` runs one of them only.
  *
- * Starts the real server (apps/server/src/main.ts) on loopback once per database — a temp SQLite file, and a
+ * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
  * from a separate process, server and load generator each pinned to a core of their own. In the same run it
  * measures two ceilings: (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
@@ -29,6 +29,7 @@ import { benchEvaluations } from "./evaluations.ts";
 import type { LoadJob, LoadResult } from "./load.ts";
 import { SPANS_PER_TRACE, templateBytes, traceBodyTemplate } from "./payload.ts";
 import {
+  buildServer,
   type LoadGenerator,
   pinning,
   rssMb,
@@ -527,6 +528,8 @@ function printTable(rows: Row[], ceiling: (kind: "ceiling-a" | "ceiling-v", conn
 // Main
 
 async function main() {
+  log("building the server bundle (as pnpm start does)");
+  buildServer();
   if (suites.includes("logs")) await benchLogs();
   if (suites.includes("evaluations")) {
     const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-eval-"));

@@ -6,13 +6,22 @@
  * package.json), whatever the working directory: `pnpm start`, `pnpm pharos …` and the server's own package
  * scripts (which run in apps/server) then all open the same `./data/pharos.db`.
  */
-import { dirname, isAbsolute, resolve } from "node:path";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { storedFormOfKey } from "./auth/api-keys.ts";
 import type { RateClass, RateLimits } from "./http/rate-limit.ts";
 import { parseSecretKey } from "./secrets/secret-key.ts";
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../../..");
+/** The directory of pnpm-workspace.yaml above this module, whether it runs from src/ or from the dist/ bundle. */
+export const REPO_ROOT = findUp(dirname(fileURLToPath(import.meta.url)), "pnpm-workspace.yaml");
+
+function findUp(start: string, file: string): string {
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (existsSync(join(dir, file))) return dir;
+    if (dirname(dir) === dir) throw new Error(`no ${file} above ${start}`);
+  }
+}
 export const DEFAULT_DATABASE_URL = "sqlite:./data/pharos.db";
 export const DEFAULT_PORT = 8080;
 /** Every interface: the server is meant to be reached from other machines and containers (keys guard /v2). */

@@ -84,6 +84,11 @@ export function startServer(env: Record<string, string>): ServerProcess {
   return startProcess(runTs("src/main.ts"), { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
 }
 
+/** Starts a built server (`node <dir>/main.js`, see scripts/build.ts) on a free loopback port with `env` added. */
+export function startBuiltServer(mainJs: string, env: Record<string, string>): ServerProcess {
+  return startProcess(["--enable-source-maps", mainJs], { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
+}
+
 /** Starts `pharos worker …args` with `env` added; `ready()` resolves with its worker id once it runs. */
 export function startWorkerProcess(env: Record<string, string>, args: string[] = []): ServerProcess {
   const worker = startProcess(runTs("src/cli/main.ts", ["worker", ...args]), { LOG_LEVEL: "info", ...env });
@@ -159,9 +164,18 @@ export interface CliResult {
   stderr: string;
 }
 
+/** Runs `scripts/build.ts <outdir>`, the server's bundle for `pnpm start`. */
+export function buildServerBundle(outdir: string): Promise<CliResult> {
+  return runScript(runTs("scripts/build.ts", [outdir]), {}, 60_000);
+}
+
 /** Runs `src/cli/main.ts ...args` to completion (bounded). */
 export function runCliProcess(args: string[], env: Record<string, string>, timeoutMs = 20_000): Promise<CliResult> {
-  const child = spawn(process.execPath, runTs("src/cli/main.ts", args), {
+  return runScript(runTs("src/cli/main.ts", args), env, timeoutMs);
+}
+
+function runScript(nodeArgs: string[], env: Record<string, string>, timeoutMs: number): Promise<CliResult> {
+  const child = spawn(process.execPath, nodeArgs, {
     cwd: SERVER_DIR,
     env: baseEnv(env),
     stdio: ["ignore", "pipe", "pipe"],
@@ -175,10 +189,12 @@ export function runCliProcess(args: string[], env: Record<string, string>, timeo
     stderr += chunk.toString("utf8");
   });
   const done = new Promise<CliResult>((resolve) => child.once("close", (code) => resolve({ code, stdout, stderr })));
-  return withTimeout(done, timeoutMs, `pharos ${args.join(" ")}`, () => `${stdout}\n${stderr}`).catch((error) => {
-    child.kill("SIGKILL");
-    throw error;
-  });
+  return withTimeout(done, timeoutMs, `node ${nodeArgs.slice(2).join(" ")}`, () => `${stdout}\n${stderr}`).catch(
+    (error) => {
+      child.kill("SIGKILL");
+      throw error;
+    },
+  );
 }
 
 /** A new schema on the PostgreSQL test server, named in the URL (`options=-c search_path=…`) as an operator would. */

@@ -16,6 +16,9 @@ export interface SandboxJob {
   timeoutMs: number;
 }
 
+/** Whether this module runs as TypeScript (tsx: tests, `pnpm pharos`) rather than from the built bundle. */
+const runningFromSources = import.meta.url.endsWith(".ts");
+
 /** How long past its time limit a run may take before its thread is stopped. */
 const GRACE_MS = 1000;
 
@@ -61,11 +64,15 @@ async function runJob(job: SandboxJob): Promise<SandboxOutcome> {
 }
 
 function startThread(): Promise<Worker> {
-  // The thread runs TypeScript like the rest of the server: tsx's loader is registered in it first.
-  const entry = new URL("./sandbox-thread.ts", import.meta.url).href;
-  const bootstrap = `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
-    .then(({ register }) => { register(); return import(${JSON.stringify(entry)}); })`;
-  const worker = new Worker(bootstrap, { eval: true });
+  const worker = runningFromSources
+    ? // The thread runs TypeScript like the rest of the server: tsx's loader is registered in it first.
+      new Worker(
+        `import(${JSON.stringify(import.meta.resolve("tsx/esm/api"))})
+          .then(({ register }) => { register(); return import(${JSON.stringify(new URL("./sandbox-thread.ts", import.meta.url).href)}); })`,
+        { eval: true },
+      )
+    : // The dist/ bundle (scripts/build.ts) has the thread's entry beside its chunks.
+      new Worker(new URL("./sandbox-thread.js", import.meta.url));
   // An idle sandbox must not keep the process alive (a run in progress is held by its backstop timer).
   worker.unref();
   const started = new Promise<Worker>((resolve, reject) => {
