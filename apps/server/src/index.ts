@@ -1,7 +1,9 @@
 /** What other packages (the conformance kit, tests) use of the server. */
 export { type AppOptions, createApp } from "./app.ts";
+export { DEFAULT_EVALUATION_CONFIG } from "./config.ts";
 export { createIdGenerator } from "./ids.ts";
 export { routeDefinitions } from "./routes/index.ts";
+export { createSecretBox } from "./secrets/secret-box.ts";
 export {
   type AdminContext,
   createApiKey,
@@ -13,3 +15,4 @@ export { openPostgresStore } from "./store/postgres.ts";
 export { openScratchStore, type ScratchStore } from "./store/scratch.ts";
 export { openSqliteStore } from "./store/sqlite.ts";
 export type { Store } from "./store/store.ts";
+export { EvaluationWorker } from "./worker/evaluation-worker.ts";

@@ -1,7 +1,8 @@
 /**
- * Evaluation runs through the client, every response validated against the spec. The kit's target runs no
+ * Evaluation runs through the client, every response validated against the spec. This file's target runs no
  * evaluation worker, so runs stay `queued` until cancelled and have no results: the scenarios cover what the
  * API decides by itself (acceptance, defaults, lookups, cancellation of a queued run, empty result pages).
+ * Runs that execute are in evaluation-execution.test.ts.
  */
 import { paginate, unwrap } from "@pharos/client";
 import type { components } from "@pharos/contract";

@@ -7,15 +7,21 @@
  * Every client the kit hands out validates every response against the spec (validator.ts), so no test can
  * forget to.
  */
+
+import { randomBytes } from "node:crypto";
 import { createClient, type Middleware, type PharosClient, paginate, unwrap } from "@pharos/client";
 import {
   createApiKey,
   createApp,
   createIdGenerator,
   createProjectForWorkspace,
+  createSecretBox,
   createWorkspace,
+  DEFAULT_EVALUATION_CONFIG,
+  EvaluationWorker,
   openScratchStore,
 } from "@pharos/server";
+import pino from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { operationForRoute } from "./spec.ts";
 import { ConformanceError, checkResponse } from "./validator.ts";
@@ -28,6 +34,11 @@ export interface Admin {
   newKey(role: Role, projectIds?: string[] | null): Promise<string>;
   /** Another workspace with its own full key and project. */
   otherWorkspace(): Promise<{ key: string; projectId: string }>;
+  /**
+   * Starts an evaluation worker on the target's database (none runs until a test file asks: most scenarios
+   * need runs to stay queued). It stops with the target.
+   */
+  startEvaluationWorker(options?: { concurrency?: number }): void;
 }
 
 export interface Target {
@@ -101,16 +112,43 @@ async function openRemoteTarget(baseUrl: string, apiKey: string): Promise<Target
   };
 }
 
-/** A fresh in-process app on its own database. */
+/** A fresh in-process app on its own database, and a way to run evaluation workers beside it. */
 export async function openInProcessApp() {
   const { store, dispose } = await openScratchStore(process.env.PHAROS_CONFORMANCE_DATABASE_URL);
   await store.migrate();
-  const app = await createApp({ store });
-  return { store, app, close: dispose };
+  const secrets = createSecretBox(randomBytes(32));
+  const workers: EvaluationWorker[] = [];
+  const app = await createApp({
+    store,
+    secrets,
+    wakeWorkers: () => {
+      for (const worker of workers) worker.wake();
+    },
+  });
+  const startWorker = (options: { concurrency?: number } = {}) => {
+    const worker = new EvaluationWorker({
+      db: store.db,
+      dialect: store.dialect,
+      secrets,
+      logger: pino({ level: "silent" }),
+      now: Date.now,
+      newId: createIdGenerator(Date.now),
+      ...DEFAULT_EVALUATION_CONFIG,
+      ...options,
+      pollMs: 20,
+    });
+    workers.push(worker);
+    worker.start();
+  };
+  const close = async () => {
+    await Promise.all(workers.map((worker) => worker.stop(0)));
+    await dispose();
+  };
+  return { store, app, startWorker, close };
 }
 
 async function openInProcessTarget(): Promise<Target> {
-  const { store, app, close } = await openInProcessApp();
+  const { store, app, startWorker, close } = await openInProcessApp();
   const context = { db: store.db, now: Date.now, newId: createIdGenerator(Date.now) };
   const fetch: FetchLike = async (request) => app.fetch(request);
   const baseUrl = "http://pharos.conformance/v2";
@@ -134,6 +172,7 @@ async function openInProcessTarget(): Promise<Target> {
         const otherProject = await createProjectForWorkspace(context, other.id, "Elsewhere");
         return { key: await newKeyIn(other.id, "full"), projectId: otherProject.id };
       },
+      startEvaluationWorker: startWorker,
     },
     close,
   };
