@@ -318,6 +318,21 @@ describeEachStore("evaluation runs", (use) => {
     expect(again.status).toBe(409);
   });
 
+  it("keeps working when a prompt is deleted with its run in flight", async () => {
+    const h = use();
+    reset();
+    fake.configure({ latencyMs: 40 });
+    const rows = Array.from({ length: 12 }, (_, index) => ({ question: `doomed ${index}` }));
+    const doomed = await setup(h, { type: "cost", operator: "less-than", threshold: 1 }, { rows });
+    const runId = await startRun(h, doomed);
+    await waitForRun(h, doomed, runId, (run) => run.progress.completedRows >= 1);
+    expect((await h.request("DELETE", `/prompts/${doomed.promptId}`)).status).toBe(204);
+    expect((await h.request("GET", `/prompts/${doomed.promptId}/evaluations/${runId}`)).status).toBe(404);
+    const next = await setup(h, { type: "cost", operator: "less-than", threshold: 1 });
+    const run = await waitForRun(h, next, await startRun(h, next));
+    expect(run).toMatchObject({ status: "completed", progress: { completedRows: 5 } });
+  });
+
   it("evaluates a deployment's snapshot rather than the draft when the request names one", async () => {
     const h = use();
     reset();

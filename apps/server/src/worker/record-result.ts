@@ -43,7 +43,8 @@ export function recordAndClaim(
   return context.db.transaction().execute(async (trx) => {
     let lock = trx.selectFrom("evaluationRuns").select("id").where("id", "=", runId);
     if (context.dialect === "postgres") lock = lock.forUpdate();
-    await lock.executeTakeFirst();
+    // A run deleted with its prompt meanwhile: its rows and results went with it, nothing is left to record.
+    if (!(await lock.executeTakeFirst())) return [];
     for (const { item, result } of finished) {
       await recordInTransaction(trx, item, result, { now: context.now, newId: context.newId });
     }
