@@ -2,7 +2,7 @@
  * Schema migrations, applied at start. Written with Kysely's schema builder in types both dialects share
  * (text, bigint, integer), so one list serves SQLite and PostgreSQL; a dialect-specific step takes `dialect`.
  */
-import type { Kysely, Migration } from "kysely";
+import { type Kysely, type Migration, sql } from "kysely";
 
 export type Dialect = "sqlite" | "postgres";
 
@@ -435,7 +435,34 @@ const evaluations: (dialect: Dialect) => Migration = (dialect) => ({
   },
 });
 
+const logSearch: (dialect: Dialect) => Migration = (dialect) => ({
+  async up(db: AnyDb) {
+    // Lists the owners of one text attribute value in the keyset order (startedAt, id), so that a search
+    // filtered on it walks only matching owners and stops at the page's end, whatever the value's share.
+    await db.schema
+      .createIndex("logAttributesByTextValue")
+      .on("logAttributes")
+      .columns(["projectId", "ownerKind", "key", "textValue", "startedAt", "ownerId"])
+      .execute();
+    if (dialect === "postgres") {
+      // Without statistics of lower(name), PostgreSQL takes a name substring to match 0.5% of the rows, finds
+      // a page's worth of rows too few to be worth walking an index in order, and sorts the whole time range
+      // instead. ANALYZE fills these in (no index, so no cost to writes).
+      for (const table of ["logTraces", "logSpans"]) {
+        await sql`create statistics ${sql.id(`${table}LowerName`)} on (lower(name)) from ${sql.table(table)}`.execute(
+          db,
+        );
+      }
+    }
+  },
+});
+
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
-  return { "0001-core": core(dialect), "0002-logs": logs(dialect), "0003-evaluations": evaluations(dialect) };
+  return {
+    "0001-core": core(dialect),
+    "0002-logs": logs(dialect),
+    "0003-evaluations": evaluations(dialect),
+    "0004-log-search": logSearch(dialect),
+  };
 }

@@ -176,4 +176,21 @@ describeEachStore("log search query plans", (use) => {
       expectIndexed(h.store.dialect, plan, "startedAt");
     }
   });
+
+  it("a later page of a ranged search starts its index range at the cursor, not at the range's end", async () => {
+    const h = use();
+    const attribute = { filters: [{ column: "attributes", key: "plan", operator: "equals", value: "pro" }] };
+    for (const path of ["/logs/traces", "/logs/spans"]) {
+      for (const body of [range(), { ...range(), ...attribute }, { ...range(), sort: "startedAt:asc" }]) {
+        const first = await h.request("POST", path, { body: { ...body, limit: 3 } });
+        const cursor = first.body.pagination.nextCursor as string;
+        const plan = await explain(h, await recording.searchQuery(path, { ...body, limit: 3, cursor }));
+        const keyset =
+          h.store.dialect === "sqlite"
+            ? /^SEARCH \w+ USING (COVERING )?INDEX \w+ \(projectId=\?.*\(startedAt,(id|ownerId)\)[<>]\(\?,\?\)/m
+            : /Index Cond: \(+"projectId" = .*ROW\("startedAt", (id|"ownerId")\) [<>] ROW\(/m;
+        expect(plan, `${path} ${JSON.stringify(body)}`).toMatch(keyset);
+      }
+    }
+  });
 });

@@ -6,13 +6,15 @@
  * `id IN (select ownerId …)` on the (projectId, ownerKind, key|tag, startedAt) index, narrowed by the search's
  * time range (the side rows carry their owner's startedAt); a negative one is `NOT EXISTS (…)` on the side
  * table's primary key (ownerKind, ownerId, key|tag), so that rows lacking the attribute or tag match it.
+ * A search with a text attribute's `equals` is instead driven by that attribute's owners (`drivingOwners`).
  *
  * Null semantics (LogFilter): a column without a value (`null`, or an absent attribute key) matches only the
  * negative operators (`not-equals`, `not-contains`, `not-in`) and `exists: false`.
  */
 import type { schemas } from "@pharos/contract";
-import { type RawBuilder, type SqlBool, sql } from "kysely";
+import { type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { invalid } from "../../errors.ts";
+import type { Database } from "../../store/schema.ts";
 
 export type LogKind = "trace" | "span";
 export type LogFilter = schemas.LogFilter;
@@ -23,6 +25,35 @@ export interface SearchScope {
   projectId: string;
   startedAfter?: number;
   startedBefore?: number;
+  /** The end of the range a later page's keyset condition already bounds (see `searchScope`). */
+  boundByCursor?: "startedAfter" | "startedBefore";
+}
+
+/**
+ * The scope of one page. A later page's cursor is a row of the range (it is bound to the query), so the keyset
+ * condition implies the range's end on the side the page moves away from; the conditions that bound an index
+ * range leave that end out, because SQLite bounds a range by one condition per side and would take the
+ * range's, visiting every index entry between it and the cursor: the later the page, the more.
+ */
+export function searchScope(
+  kind: LogKind,
+  projectId: string,
+  input: { startedAfter?: number; startedBefore?: number; cursor?: string; sort?: string },
+): SearchScope {
+  const scope: SearchScope = { kind, projectId, startedAfter: input.startedAfter, startedBefore: input.startedBefore };
+  if (input.cursor !== undefined) {
+    scope.boundByCursor = input.sort?.endsWith(":asc") ? "startedAfter" : "startedBefore";
+  }
+  return scope;
+}
+
+/** The range's ends that an index range needs. */
+function indexRange(scope: SearchScope): { startedAfter?: number; startedBefore?: number } {
+  const { startedAfter, startedBefore, boundByCursor } = scope;
+  return {
+    startedAfter: boundByCursor === "startedAfter" ? undefined : startedAfter,
+    startedBefore: boundByCursor === "startedBefore" ? undefined : startedBefore,
+  };
 }
 
 const TABLES = { trace: "logTraces", span: "logSpans" } as const;
@@ -42,12 +73,13 @@ export function containsText(expression: Sql, text: string): Condition {
   return sql<SqlBool>`lower(${expression}) like lower(${likeSubstring(text)}) escape '\\'`;
 }
 
-/** The project and the inclusive `startedAt` range: the leading columns of every log index. */
+/** The project and the inclusive `startedAt` range (less an end the cursor implies): every log index's lead. */
 export function scopeConditions(scope: SearchScope): Condition[] {
   const startedAt = column(scope, "startedAt");
+  const { startedAfter, startedBefore } = indexRange(scope);
   const conditions = [sql<SqlBool>`${column(scope, "projectId")} = ${scope.projectId}`];
-  if (scope.startedAfter !== undefined) conditions.push(sql<SqlBool>`${startedAt} >= ${scope.startedAfter}`);
-  if (scope.startedBefore !== undefined) conditions.push(sql<SqlBool>`${startedAt} <= ${scope.startedBefore}`);
+  if (startedAfter !== undefined) conditions.push(sql<SqlBool>`${startedAt} >= ${startedAfter}`);
+  if (startedBefore !== undefined) conditions.push(sql<SqlBool>`${startedAt} <= ${startedBefore}`);
   return conditions;
 }
 
@@ -189,6 +221,47 @@ function attributeCondition(scope: SearchScope, filter: schemas.LogAttributeFilt
     case "exists":
       return filter.value ? ownsSideRow(scope, "logAttributes", key()) : ownsNoSideRow(scope, "logAttributes", key());
   }
+}
+
+/** The alias of the owners a search is driven by, whose (startedAt, id) are its keyset. */
+export const OWNERS = "logOwners";
+
+export interface DrivingOwners {
+  /** The filter the owners stand for, which the search need not check again. */
+  index: number;
+  /** (id, startedAt) of the owners in the scope whose attribute is the filter's text value. */
+  owners: SelectQueryBuilder<Database, "logAttributes", { id: string; startedAt: number }>;
+}
+
+/**
+ * The owners of the first text attribute `equals` filter, if any. Joined to the search's table and paged on
+ * their (startedAt, id), which are the owner's, they turn the search into a walk of the (projectId, ownerKind,
+ * key, textValue, startedAt, ownerId) index in keyset order, each owner's other conditions checked on its
+ * primary key: a page costs its rows divided by the other conditions' share, however common or rare the value,
+ * where driving from the time index would also visit every owner without the value, and `id IN (…)` would
+ * collect every owner of the time range first.
+ */
+export function drivingOwners(
+  db: Kysely<Database>,
+  scope: SearchScope,
+  filters: readonly LogFilter[],
+): DrivingOwners | undefined {
+  const index = filters.findIndex(
+    (filter) => filter.column === "attributes" && filter.operator === "equals" && typeof filter.value === "string",
+  );
+  const filter = filters[index];
+  if (filter?.column !== "attributes" || typeof filter.value !== "string") return undefined;
+  let owners = db
+    .selectFrom("logAttributes")
+    .select(["ownerId as id", "startedAt"])
+    .where("projectId", "=", scope.projectId)
+    .where("ownerKind", "=", scope.kind)
+    .where("key", "=", filter.key)
+    .where("textValue", "=", filter.value);
+  const { startedAfter, startedBefore } = indexRange(scope);
+  if (startedAfter !== undefined) owners = owners.where("startedAt", ">=", startedAfter);
+  if (startedBefore !== undefined) owners = owners.where("startedAt", "<=", startedBefore);
+  return { index, owners };
 }
 
 /** One filter as a condition on the scope's table; `index` names it in a 400 (`filters.<index>.column`). */

@@ -4,7 +4,15 @@ import { notFound } from "../../errors.ts";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { paginate } from "../pagination.ts";
-import { canonicalFilters, containsText, filterCondition, type SearchScope, scopeConditions } from "./log-filters.ts";
+import {
+  canonicalFilters,
+  containsText,
+  drivingOwners,
+  filterCondition,
+  OWNERS,
+  scopeConditions,
+  searchScope,
+} from "./log-filters.ts";
 import { toLogSpan } from "./search-items.ts";
 
 export type SearchLogSpansInput = schemas.SearchLogSpansRequest;
@@ -29,13 +37,14 @@ async function requirePromptOfProject(ctx: ServiceContext, projectId: string, pr
 export async function searchLogSpans(ctx: ServiceContext, input: SearchLogSpansInput) {
   const project = await requireProject(ctx, input.projectId);
   if (input.promptId !== undefined) await requirePromptOfProject(ctx, project.id, input.promptId);
-  const scope: SearchScope = {
-    kind: "span",
-    projectId: project.id,
-    startedAfter: input.startedAfter,
-    startedBefore: input.startedBefore,
-  };
-  let select = ctx.db.selectFrom("logSpans").selectAll();
+  const scope = searchScope("span", project.id, input);
+  const filters = input.filters ?? [];
+  const driver = drivingOwners(ctx.db, scope, filters);
+  let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");
+  if (driver) {
+    // Through $if, which keeps the builder's type: a join would widen it to the owners' columns.
+    select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logSpans.id"));
+  }
   for (const condition of scopeConditions(scope)) select = select.where(condition);
   if (input.promptId !== undefined) select = select.where("logSpans.promptId", "=", input.promptId);
   if (input.status !== undefined) select = select.where("logSpans.status", "=", input.status);
@@ -52,8 +61,8 @@ export async function searchLogSpans(ctx: ServiceContext, input: SearchLogSpansI
       )} where ${sql.ref("logTraces.id")} = ${sql.ref("logSpans.traceId")} and ${containsText(traceName, name)}))`,
     );
   }
-  for (const [index, filter] of (input.filters ?? []).entries()) {
-    select = select.where(filterCondition(scope, filter, index));
+  for (const [index, filter] of filters.entries()) {
+    if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
   }
   return paginate(ctx, {
     operation: "searchLogSpans",
@@ -73,7 +82,7 @@ export async function searchLogSpans(ctx: ServiceContext, input: SearchLogSpansI
       limit: input.limit,
       cursor: input.cursor,
     },
-    table: "logSpans",
+    table: driver ? OWNERS : "logSpans",
     keyset: "startedAt",
     select,
     toItem: toLogSpan,
