@@ -122,7 +122,6 @@ export async function benchEvaluations(options: Options): Promise<string[]> {
             DATABASE_URL: database.url,
             PHAROS_BOOTSTRAP_API_KEY: key,
             PHAROS_EVALUATION_CONCURRENCY: String(concurrency),
-            PHAROS_SECRET_KEY: "0".repeat(64),
             LOG_LEVEL: "info",
           },
           options.logDir,

@@ -139,6 +139,8 @@ async function startLogged(
   };
 }
 
+const BENCH_SECRET_KEY = "0".repeat(64);
+
 /** The real server as `pnpm start` runs it: `node apps/server/dist/main.js` (see buildServer) on loopback, PORT=0. */
 export function startPharos(name: string, env: Record<string, string>, logDir: string): Promise<ServerHandle> {
   const clean = { ...process.env };
@@ -151,7 +153,13 @@ export function startPharos(name: string, env: Record<string, string>, logDir: s
     name,
     pinning.server,
     ["--enable-source-maps", "dist/main.js"],
-    { cwd: SERVER_DIR, env: { ...clean, PORT: "0", HOST: "127.0.0.1", ...env }, logDir, typescript: false },
+    {
+      cwd: SERVER_DIR,
+      // A throwaway secret key: PostgreSQL requires one, and the bench's databases are dropped after the run.
+      env: { ...clean, PORT: "0", HOST: "127.0.0.1", PHAROS_SECRET_KEY: BENCH_SECRET_KEY, ...env },
+      logDir,
+      typescript: false,
+    },
     (record) => (typeof record.url === "string" ? record.url : undefined),
   );
 }
