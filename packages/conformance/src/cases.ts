@@ -61,10 +61,12 @@ export function itRequiresAKey(use: () => Target, send: Send): void {
  * 403 FORBIDDEN for keys whose role does not allow the operation, and for a full key restricted to the target's
  * own project (the operation's resource lives in another project). In-process only: the keys are made by admin.
  */
+/** 403 for keys of `roles` (none: a read every role may make) and for a key restricted to another project. */
 export function itForbidsKeys(use: () => Target, send: Send, roles: readonly ("read-only" | "ingest-only")[]): void {
-  it(`403 FORBIDDEN for ${roles.join(" and ")} keys and for a key restricted to another project`, async (ctx) => {
+  const forRoles = roles.length > 0 ? `${roles.join(" and ")} keys and ` : "";
+  it(`403 FORBIDDEN for ${forRoles}a key restricted to another project`, async (ctx) => {
     const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    const admin = inProcessOnly(ctx, t, roles.length > 0 ? "keys of other roles" : "a project-restricted key");
     for (const role of roles) {
       expectError(await send(t.clientWithKey(await admin.newKey(role)), {}), 403, "FORBIDDEN");
     }

@@ -10,7 +10,6 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
   itForbidsKeys,
   itHidesOtherWorkspaces,
   itProvokedEveryDocumentedStatus,
@@ -267,11 +266,7 @@ describe("getEvaluation", () => {
 
   itRequiresAKey(use, send);
 
-  it("403 FORBIDDEN for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "a project-restricted key").newKey("full", [t.projectId]);
-    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
-  });
+  itForbidsKeys(use, send, []);
 
   it("404 RESOURCE_NOT_FOUND for an unknown run and for a run of another prompt", async () => {
     const { client } = use();
