@@ -2465,7 +2465,7 @@ export const EvaluationRunStatusSchema = z
   .enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'cancelling'])
   .openapi({
     description:
-      'State of an evaluation run:\n\n| From | Event | To |\n|---|---|---|\n| (none) | `POST /prompts/{promptId}/evaluations` accepted | `queued` |\n| `queued` | a worker picks the run up (`timeline.startedAt` set) | `running` |\n| `running` | every row has a result (`timeline.finishedAt` set) | `completed` |\n| `queued` or `running` | run-level error, e.g. the dataset lacks a column for a prompt variable (`error` set) | `failed` |\n| `queued` | cancel (no rows in flight) | `cancelled` |\n| `running` | cancel: no new rows start | `cancelling` |\n| `cancelling` | the rows in flight finish | `cancelled` |\n\n`completed`, `failed` and `cancelled` are terminal. A failing row does not fail the run: it gets a result\nwith grade `unknown` and an `error`.\n',
+      'State of an evaluation run:\n\n| From | Event | To |\n|---|---|---|\n| (none) | `POST /prompts/{promptId}/evaluations` accepted | `queued` |\n| `queued` | a worker picks the run up (`timeline.startedAt` set) | `running` |\n| `running` | every row has a result (`timeline.finishedAt` set) | `completed` |\n| `queued` or `running` | run-level error, e.g. the dataset lacks a column for a prompt variable (`error` set) | `failed` |\n| `queued` | cancel (no rows in flight) | `cancelled` |\n| `running` | cancel: no new rows start | `cancelling` |\n| `running` | cancel with no row in flight | `cancelled` |\n| `cancelling` | the rows in flight finish | `cancelled` |\n\n`completed`, `failed` and `cancelled` are terminal. A failing row does not fail the run: it gets a result\nwith grade `unknown` and an `error`.\n',
     examples: ['running'],
   })
   .openapi('EvaluationRunStatus')
@@ -7147,7 +7147,7 @@ export const postPromptsPromptIdEvaluationsEvaluationIdCancelRoute = createRoute
   tags: ['Evaluations'],
   summary: 'Cancel an evaluation run',
   description:
-    '200 with the run after the request; takes no body. A `queued` run becomes `cancelled` at once (no rows are in flight). A `running` run becomes `cancelling`: no new rows start, the rows in flight finish and keep their results, then it becomes `cancelled`. Cancelling a `cancelling` run returns it unchanged (200). A `completed`, `failed` or `cancelled` run is 409 CONFLICT.',
+    "200 with the run after the request; takes no body. A `queued` run becomes `cancelled` at once (no rows are in flight). A `running` run becomes `cancelling`: no new rows start, the rows in flight finish and keep their results, then it becomes `cancelled`; with no row in flight at that moment (between a worker's claims, or every claim's lease expired) it becomes `cancelled` at once. Cancelling a `cancelling` run returns it unchanged (200). A `completed`, `failed` or `cancelled` run is 409 CONFLICT.",
   operationId: 'cancelEvaluation',
   request: {
     params: z.object({ promptId: PromptIdParamsSchema, evaluationId: EvaluationIdParamsSchema }),

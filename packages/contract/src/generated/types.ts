@@ -388,7 +388,7 @@ export type paths = {
         put?: never;
         /**
          * Cancel an evaluation run
-         * @description 200 with the run after the request; takes no body. A `queued` run becomes `cancelled` at once (no rows are in flight). A `running` run becomes `cancelling`: no new rows start, the rows in flight finish and keep their results, then it becomes `cancelled`. Cancelling a `cancelling` run returns it unchanged (200). A `completed`, `failed` or `cancelled` run is 409 CONFLICT.
+         * @description 200 with the run after the request; takes no body. A `queued` run becomes `cancelled` at once (no rows are in flight). A `running` run becomes `cancelling`: no new rows start, the rows in flight finish and keep their results, then it becomes `cancelled`; with no row in flight at that moment (between a worker's claims, or every claim's lease expired) it becomes `cancelled` at once. Cancelling a `cancelling` run returns it unchanged (200). A `completed`, `failed` or `cancelled` run is 409 CONFLICT.
          */
         post: operations["cancelEvaluation"];
         delete?: never;
@@ -2558,6 +2558,7 @@ export type components = {
          *     | `queued` or `running` | run-level error, e.g. the dataset lacks a column for a prompt variable (`error` set) | `failed` |
          *     | `queued` | cancel (no rows in flight) | `cancelled` |
          *     | `running` | cancel: no new rows start | `cancelling` |
+         *     | `running` | cancel with no row in flight | `cancelled` |
          *     | `cancelling` | the rows in flight finish | `cancelled` |
          *
          *     `completed`, `failed` and `cancelled` are terminal. A failing row does not fail the run: it gets a result
