@@ -43,9 +43,12 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
 
 /**
  * Kysely's migrator lists the tables of every schema of the database; a schema dropped by someone else during
- * that query fails it (3F000 naming that schema). Nothing of ours is wrong then: the migration is retried.
+ * that query fails it ("schema" 3F000 or "relation" 42P01 naming that other schema). Nothing of ours is wrong
+ * then: the migration is retried.
  */
-function isOtherSchemaDropped(error: unknown, ours: string | undefined): boolean {
-  const { code, message } = (error ?? {}) as { code?: string; message?: string };
-  return code === "3F000" && ours !== undefined && !message?.includes(`"${ours}"`);
+export function isOtherSchemaDropped(error: unknown, ours: string | undefined): boolean {
+  const { code, message = "" } = (error ?? {}) as { code?: string; message?: string };
+  const match = /^schema "([^"]+)"|^relation "([^".]+)\./.exec(message);
+  const named = match?.[1] ?? match?.[2];
+  return (code === "3F000" || code === "42P01") && ours !== undefined && named !== undefined && named !== ours;
 }
