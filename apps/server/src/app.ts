@@ -69,7 +69,7 @@ export async function createApp(options: AppOptions) {
   // Only where a body is read: checking a GET builds the full Web Request (a tenth of a deployment read's cost).
   api.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
   // One batcher per app: concurrent log writes of every request share its transactions (group commit).
-  const logWrites = new WriteBatcher(options.store.db, options.store.dialect, options.logWriteBatch);
+  const logWrites = new WriteBatcher(options.store, options.logWriteBatch);
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   api.use(
     "*",

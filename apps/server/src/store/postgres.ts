@@ -36,10 +36,27 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
         }
       }
     },
+    insertRows: insertMultiRow,
     isUniqueViolation: (error) => (error as { code?: string } | null)?.code === "23505",
     close: () => db.destroy(),
   };
 }
+
+/** Bound parameters per statement, below PostgreSQL's 65,535. */
+const MAX_PARAMETERS = 60_000;
+
+/** Multi-row inserts (one round trip per statement), split so that no statement binds too many parameters. */
+const insertMultiRow: Store["insertRows"] = async (db, table, rows) => {
+  if (rows.length === 0) return;
+  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / Object.keys(rows[0] as object).length));
+  for (let start = 0; start < rows.length; start += perStatement) {
+    // The rows are typed by the caller; Kysely cannot follow a table name that is a type parameter.
+    await db
+      .insertInto(table)
+      .values(rows.slice(start, start + perStatement) as never)
+      .execute();
+  }
+};
 
 /**
  * Kysely's migrator lists the tables of every schema of the database; a schema dropped by someone else during

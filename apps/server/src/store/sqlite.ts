@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import type { Database } from "./schema.ts";
+import { startCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer.ts";
 import { applyMigrations, type Store } from "./store.ts";
 
 /** The embedded default: one SQLite file in WAL mode. */
@@ -14,7 +15,10 @@ export function openSqliteStore(path: string): Store {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: withStatementCache(sqlite) }) });
+  const checkpointer = path === ":memory:" ? undefined : startCheckpointer(path);
+  sqlite.pragma(`wal_autocheckpoint = ${checkpointer ? WRITER_CHECKPOINT_PAGES : 1_000}`);
+  const cached = withStatementCache(sqlite);
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
   return {
     db,
     dialect: "sqlite",
@@ -30,11 +34,24 @@ export function openSqliteStore(path: string): Store {
         throw error;
       }
     },
+    // The file has one connection, the one every Kysely handle (a transaction's too) runs on: running the
+    // statements on it directly is running them in the caller's transaction, without building SQL per row.
+    insertRows: async (_db, table, rows) => {
+      if (rows.length === 0) return;
+      const columns = Object.keys(rows[0] as object);
+      const insert = cached.prepare(
+        `insert into "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`,
+      );
+      for (const row of rows) insert.run(columns.map((column) => (row as Record<string, unknown>)[column]));
+    },
     isUniqueViolation: (error) =>
       typeof error === "object" &&
       error !== null &&
       ["SQLITE_CONSTRAINT_UNIQUE", "SQLITE_CONSTRAINT_PRIMARYKEY"].includes((error as { code?: string }).code ?? ""),
-    close: () => db.destroy(),
+    async close() {
+      await checkpointer?.stop();
+      await db.destroy();
+    },
   };
 }
 

@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type Kysely, Migrator } from "kysely";
+import { type Insertable, type Kysely, Migrator } from "kysely";
 import { type Dialect, migrations } from "./migrations.ts";
 import type { Database } from "./schema.ts";
 
@@ -9,6 +9,15 @@ export interface Store {
   readonly dialect: Dialect;
   /** Applies pending migrations (idempotent; safe with several replicas starting at once). */
   migrate(): Promise<void>;
+  /**
+   * Inserts rows into `table` on `db` (the store's handle or a transaction's) in the adapter's fastest form.
+   * Every row has the same columns, in the same order.
+   */
+  insertRows<T extends keyof Database & string>(
+    db: Kysely<Database>,
+    table: T,
+    rows: readonly Insertable<Database[T]>[],
+  ): Promise<void>;
   /** Whether an error is the database refusing a duplicate of a unique key. */
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;

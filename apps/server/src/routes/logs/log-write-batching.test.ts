@@ -138,7 +138,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
     ).map((row) => row.key);
 
   it("runs jobs submitted together in one transaction; a failing job is undone alone, the others commit", async () => {
-    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 20 });
+    const batcher = new WriteBatcher(store, { windowMs: 20 });
     const settled = await Promise.allSettled([
       batcher.submit(put("a-1")),
       batcher.submit(async (db) => {
@@ -161,8 +161,40 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
     expect(batcher.stats).toMatchObject({ batches: 1, transactions: 1, jobs: 5, largestBatch: 5, fallbacks: 0 });
   });
 
+  const insert = (key: string) => [{ table: "settings" as const, rows: [{ key, value: "v" }] }];
+
+  it("stores the insert-only jobs of a batch with merged statements, before the batch's other jobs", async () => {
+    const batcher = new WriteBatcher(store, { windowMs: 20 });
+    const settled = await Promise.allSettled([
+      batcher.submitInserts(insert("g-1")),
+      // Runs after the merged inserts, so it finds a row submitted after it.
+      batcher.submit(async (db) => {
+        const found = await db.selectFrom("settings").select("key").where("key", "=", "g-3").executeTakeFirst();
+        await put(`g-2-saw-${found?.key}`)(db);
+      }),
+      batcher.submitInserts([...insert("g-3"), { table: "settings", rows: [{ key: "g-4", value: "v" }] }]),
+    ]);
+    expect(settled.map((outcome) => outcome.status)).toEqual(["fulfilled", "fulfilled", "fulfilled"]);
+    expect(await stored("g-")).toEqual(["g-1", "g-2-saw-g-3", "g-3", "g-4"]);
+    expect(batcher.stats).toMatchObject({ batches: 1, transactions: 1, jobs: 3, mergedJobs: 2, fallbacks: 0 });
+  });
+
+  it("when the merged inserts fail, runs each insert-only job alone: only the duplicate is refused", async () => {
+    await store.db.insertInto("settings").values({ key: "h-2", value: "v" }).execute();
+    const batcher = new WriteBatcher(store, { windowMs: 20 });
+    const settled = await Promise.allSettled(
+      ["h-1", "h-2", "h-3", "h-3"].map((key) => batcher.submitInserts(insert(key))),
+    );
+    expect(settled.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled", "rejected"]);
+    for (const index of [1, 3]) {
+      expect(store.isUniqueViolation((settled[index] as PromiseRejectedResult).reason)).toBe(true);
+    }
+    expect(await stored("h-")).toEqual(["h-1", "h-2", "h-3"]);
+    expect(batcher.stats).toMatchObject({ batches: 1, transactions: 1, jobs: 4, mergedJobs: 0, fallbacks: 0 });
+  });
+
   it("closes a batch at maxJobs; jobs arriving during a commit form the next batch", async () => {
-    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 5, maxJobs: 4 });
+    const batcher = new WriteBatcher(store, { windowMs: 5, maxJobs: 4 });
     const keys = Array.from({ length: 10 }, (_, i) => `b-${String(i).padStart(2, "0")}`);
     expect(await Promise.all(keys.map((key) => batcher.submit(put(key))))).toEqual(keys);
     expect(batcher.stats).toMatchObject({ batches: 3, transactions: 3, jobs: 10, largestBatch: 4 });
@@ -174,7 +206,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   });
 
   it("waits the window for company only while writes are concurrent; a lone writer is not delayed", async () => {
-    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 300 });
+    const batcher = new WriteBatcher(store, { windowMs: 300 });
     const started = performance.now();
     await batcher.submit(put("e-1"));
     expect(performance.now() - started).toBeLessThan(250);
@@ -190,7 +222,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   });
 
   it("re-runs each job in a transaction of its own when the batch's transaction fails as a whole", async () => {
-    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 20 });
+    const batcher = new WriteBatcher(store, { windowMs: 20 });
     const settled = await Promise.allSettled([
       batcher.submit(put("c-1")),
       // Releases the savepoint the batcher holds for it: the batch cannot go on, and alone the job fails.
@@ -207,7 +239,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   });
 
   it("tries a job that lost a deadlock (PostgreSQL 40P01) once more, alone, after its batch committed", async () => {
-    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 20 });
+    const batcher = new WriteBatcher(store, { windowMs: 20 });
     let attempts = 0;
     const settled = await Promise.allSettled([
       batcher.submit(put("f-1")),
@@ -223,7 +255,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   });
 
   it("acknowledges a job only once its batch is committed", async () => {
-    const batcher = new WriteBatcher(store.db, store.dialect, { windowMs: 1 });
+    const batcher = new WriteBatcher(store, { windowMs: 1 });
     const key = "d-1";
     await batcher.submit(put(key));
     // A new connection (PostgreSQL) or the same file after the transaction (SQLite) sees it at once.

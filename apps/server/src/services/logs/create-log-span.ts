@@ -2,7 +2,7 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
-import { insertRows, MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
+import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
 import { contentTooLarge, failIfInvalid, resolveWriteTarget } from "./write-checks.ts";
 
@@ -84,14 +84,14 @@ export async function createLogSpan(ctx: ServiceContext, input: CreateLogSpanInp
       if (spanIds.length >= MAX_SPANS_PER_TRACE) {
         throw conflict(`The trace already holds ${MAX_SPANS_PER_TRACE.toLocaleString("en")} spans, the most it may.`);
       }
-      await db.insertInto("logSpans").values(row).execute();
+      await ctx.store.insertRows(db, "logSpans", [row]);
       await db
         .updateTable("logTraces")
         .set({ spanIds: toJson([...spanIds, row.id]), ...totalsOf([row], trace), updatedAt: now })
         .where("id", "=", traceId)
         .execute();
-      await insertRows(db, "logAttributes", index.attributes);
-      await insertRows(db, "logTags", index.tags);
+      await ctx.store.insertRows(db, "logAttributes", index.attributes);
+      await ctx.store.insertRows(db, "logTags", index.tags);
     });
   } catch (error) {
     // The only unique key a new span can clash with is its trace's span referenceIds.

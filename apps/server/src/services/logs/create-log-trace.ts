@@ -5,7 +5,6 @@ import { toJson } from "../json.ts";
 import {
   type AttributeRow,
   attributeRows,
-  insertRows,
   type SpanRow,
   spanIndexRows,
   type TagRow,
@@ -123,12 +122,12 @@ export async function createLogTrace(ctx: ServiceContext, input: CreateLogTraceI
   });
 
   try {
-    await ctx.logWrites.submit(async (db) => {
-      await db.insertInto("logTraces").values(traceRow).execute();
-      await insertRows(db, "logSpans", spanRows);
-      await insertRows(db, "logAttributes", attributes);
-      await insertRows(db, "logTags", tagIndex);
-    });
+    await ctx.logWrites.submitInserts([
+      { table: "logTraces", rows: [traceRow] },
+      { table: "logSpans", rows: spanRows },
+      { table: "logAttributes", rows: attributes },
+      { table: "logTags", rows: tagIndex },
+    ]);
   } catch (error) {
     // The only unique key a new trace can clash with is its project's referenceId.
     if (ctx.store.isUniqueViolation(error)) {

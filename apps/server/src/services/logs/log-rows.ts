@@ -1,9 +1,8 @@
 /**
  * The rows a log write stores: spans with their search columns, the indexed attribute and tag rows of traces
- * and spans (owner kind, typed value, the owner's startedAt), trace aggregates, and chunked multi-row inserts.
+ * and spans (owner kind, typed value, the owner's startedAt), and trace aggregates.
  */
 import type { schemas } from "@pharos/contract";
-import type { Insertable, Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import { toJson } from "../json.ts";
 import type { CheckedContent } from "./span-content.ts";
@@ -123,25 +122,4 @@ export const tagRows = (owner: Owner, tags: readonly string[]) => tags.map((tag)
 export function spanIndexRows(span: SpanRow, input: SpanInput): { attributes: AttributeRow[]; tags: TagRow[] } {
   const owner: Owner = { projectId: span.projectId, ownerKind: "span", ownerId: span.id, startedAt: span.startedAt };
   return { attributes: attributeRows(owner, input.attributes), tags: tagRows(owner, uniqueTags(input.tags)) };
-}
-
-/** Bound parameters per statement, below SQLite's 32,766 and PostgreSQL's 65,535. */
-const MAX_PARAMETERS = 30_000;
-
-/** Multi-row inserts, split so that no statement binds too many parameters. */
-export async function insertRows<T extends keyof Database & string>(
-  db: Kysely<Database>,
-  table: T,
-  rows: readonly Insertable<Database[T]>[],
-): Promise<void> {
-  if (rows.length === 0) return;
-  const columns = Object.keys(rows[0] as object).length;
-  const perStatement = Math.max(1, Math.floor(MAX_PARAMETERS / columns));
-  for (let start = 0; start < rows.length; start += perStatement) {
-    // The rows are typed by the caller; Kysely cannot follow a table name that is a type parameter.
-    await db
-      .insertInto(table)
-      .values(rows.slice(start, start + perStatement) as never)
-      .execute();
-  }
 }

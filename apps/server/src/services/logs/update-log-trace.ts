@@ -3,7 +3,7 @@ import { type ErrorDetail, notFound } from "../../errors.ts";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
-import { type Attributes, attributeRow, insertRows, tagRow } from "./log-rows.ts";
+import { type Attributes, attributeRow, tagRow } from "./log-rows.ts";
 import { failIfInvalid } from "./write-checks.ts";
 
 export type UpdateLogTraceInput = schemas.UpdateLogTraceRequest;
@@ -96,7 +96,7 @@ export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceI
         .where("key", "in", [...touchedKeys])
         .execute();
       const kept = [...touchedKeys].filter((key) => attributes.has(key));
-      await insertRows(
+      await ctx.store.insertRows(
         db,
         "logAttributes",
         kept.map((key) => attributeRow(owner, key, attributes.get(key) as Attributes[string])),
@@ -110,7 +110,7 @@ export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceI
         .where("tag", "in", [...touchedTags])
         .execute();
       const kept = [...touchedTags].filter((tag) => tags.includes(tag));
-      await insertRows(
+      await ctx.store.insertRows(
         db,
         "logTags",
         kept.map((tag) => tagRow(owner, tag)),

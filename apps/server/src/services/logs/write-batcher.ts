@@ -5,9 +5,13 @@
  * and many writes share one commit. The window is waited only while writes are concurrent, so a lone writer
  * pays no delay.
  *
- * Jobs are isolated from one another by a savepoint each: a job that fails (a 404 or 409 found at write
- * time, or any error) is rolled back to its savepoint and rejected alone; the other jobs of the batch go on
- * and commit. A job that lost a deadlock with another replica is tried once more, alone, after the commit.
+ * A job is either work on the transaction (reads and writes) or, for a new trace, only rows to insert. The
+ * insert-only jobs of a batch are stored together first, one multi-row statement per table (on PostgreSQL a
+ * round trip per table instead of several per request). Jobs are isolated from one another by a savepoint
+ * each: a job that fails (a 404 or 409 found at write time, or any error) is rolled back to its savepoint and
+ * rejected alone; the other jobs of the batch go on and commit. When the merged inserts fail (a duplicate
+ * referenceId), they are undone and each insert-only job runs alone in its savepoint, which tells whose it was.
+ * A job that lost a deadlock with another replica is tried once more, alone, after the commit.
  * If the transaction fails as a whole (its commit, a lost connection), nothing of it was stored and each
  * job is run again alone, in a transaction of its own.
  *
@@ -15,12 +19,16 @@
  * work that is expected to succeed. Batches run one at a time per process: SQLite has a single writer
  * anyway, and on PostgreSQL the jobs that queue up during one commit form the next batch.
  */
-import { type Kysely, sql } from "kysely";
-import type { Dialect } from "../../store/migrations.ts";
+import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
+import type { Store } from "../../store/store.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
+
+type Table = keyof Database & string;
+/** Rows to insert, table by table in this order (a table's rows may refer to an earlier table's). */
+export type Inserts = { [T in Table]: { table: T; rows: readonly Insertable<Database[T]>[] } }[Table][];
 
 export interface WriteBatcherOptions {
   /**
@@ -46,12 +54,16 @@ export interface WriteBatcherStats {
   largestBatch: number;
   /** Batches whose transaction failed as a whole, so that their jobs were re-run one per transaction. */
   fallbacks: number;
+  /** Insert-only jobs stored by their batch's merged statements. */
+  mergedJobs: number;
   /** Number of batches by size (jobs per batch). */
   sizes: Map<number, number>;
 }
 
 interface Job {
   work: WriteWork<unknown>;
+  /** The rows of an insert-only job (its `work` inserts them alone). */
+  inserts?: Inserts;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -69,6 +81,7 @@ export class WriteBatcher {
     jobs: 0,
     largestBatch: 0,
     fallbacks: 0,
+    mergedJobs: 0,
     sizes: new Map(),
   };
   private queue: Job[] = [];
@@ -78,8 +91,7 @@ export class WriteBatcher {
   private lastBatchSize = 0;
 
   constructor(
-    private readonly db: Kysely<Database>,
-    private readonly dialect: Dialect,
+    private readonly store: Store,
     options: Partial<WriteBatcherOptions> = {},
   ) {
     this.options = { ...DEFAULT_WRITE_BATCH, ...options };
@@ -90,10 +102,23 @@ export class WriteBatcher {
 
   /** Runs `work` in the next batch; settles once that batch has committed (or the work failed). */
   submit<T>(work: WriteWork<T>): Promise<T> {
+    return this.enqueue(work);
+  }
+
+  /** Inserts the rows in the next batch; settles once that batch has committed (or the insert failed). */
+  submitInserts(inserts: Inserts): Promise<void> {
+    return this.enqueue((db) => this.insert(db, inserts), inserts);
+  }
+
+  private enqueue<T>(work: WriteWork<T>, inserts?: Inserts): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, inserts, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
+  }
+
+  private async insert(db: Kysely<Database>, inserts: Inserts): Promise<void> {
+    for (const { table, rows } of inserts) await this.store.insertRows(db, table, rows);
   }
 
   private schedule(): void {
@@ -141,21 +166,19 @@ export class WriteBatcher {
     let outcomes: Outcome[];
     try {
       outcomes = await this.inTransaction(async (trx) => {
-        const results: Outcome[] = [];
-        for (const job of jobs) {
-          await sql`savepoint job`.execute(trx);
-          try {
-            const value = await job.work(trx);
-            await sql`release savepoint job`.execute(trx);
-            results.push({ ok: true, value });
-          } catch (error) {
-            // Undo this job alone; on PostgreSQL this also clears the transaction's failed state.
-            await sql`rollback to savepoint job`.execute(trx);
-            await sql`release savepoint job`.execute(trx);
-            results.push({ ok: false, error });
+        const results: (Outcome | undefined)[] = jobs.map(() => undefined);
+        const inserting = jobs.flatMap((job, index) => (job.inserts ? [index] : []));
+        if (inserting.length > 1) {
+          const merged = mergeInserts(inserting.map((index) => jobs[index]?.inserts as Inserts));
+          if ((await this.inSavepoint(trx, () => this.insert(trx, merged))).ok) {
+            for (const index of inserting) results[index] = { ok: true, value: undefined };
+            this.stats.mergedJobs += inserting.length;
           }
         }
-        return results;
+        for (const [index, job] of jobs.entries()) {
+          results[index] ??= await this.inSavepoint(trx, () => job.work(trx));
+        }
+        return results as Outcome[];
       });
     } catch {
       // The transaction failed as a whole, so none of it was stored: run each job again, alone.
@@ -169,6 +192,21 @@ export class WriteBatcher {
       if (!outcome.ok && isTransient(outcome.error)) outcomes[index] = await this.runAlone(jobs[index] as Job);
     }
     return outcomes;
+  }
+
+  /** Runs `work` in a savepoint of `trx`; undoes it alone when it fails. */
+  private async inSavepoint(trx: Kysely<Database>, work: () => Promise<unknown>): Promise<Outcome> {
+    await sql`savepoint job`.execute(trx);
+    try {
+      const value = await work();
+      await sql`release savepoint job`.execute(trx);
+      return { ok: true, value };
+    } catch (error) {
+      // On PostgreSQL this also clears the transaction's failed state.
+      await sql`rollback to savepoint job`.execute(trx);
+      await sql`release savepoint job`.execute(trx);
+      return { ok: false, error };
+    }
   }
 
   private async runAlone(job: Job): Promise<Outcome> {
@@ -191,8 +229,8 @@ export class WriteBatcher {
    * that reads before it writes cannot fail to upgrade its lock when another process holds the file.
    */
   private inTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    return this.db.connection().execute(async (connection) => {
-      await sql.raw(this.dialect === "sqlite" ? "begin immediate" : "begin").execute(connection);
+    return this.store.db.connection().execute(async (connection) => {
+      await sql.raw(this.store.dialect === "sqlite" ? "begin immediate" : "begin").execute(connection);
       try {
         const result = await work(connection);
         await sql`commit`.execute(connection);
@@ -203,4 +241,18 @@ export class WriteBatcher {
       }
     });
   }
+}
+
+/** The rows of several jobs, one entry per table in the order the tables first appear. */
+function mergeInserts(jobs: readonly Inserts[]): Inserts {
+  const byTable = new Map<Table, unknown[]>();
+  for (const inserts of jobs) {
+    for (const { table, rows } of inserts) {
+      const merged = byTable.get(table) ?? [];
+      merged.push(...rows);
+      byTable.set(table, merged);
+    }
+  }
+  // Each entry's rows were typed by its table on the way in.
+  return [...byTable].map(([table, rows]) => ({ table, rows }) as Inserts[number]);
 }
