@@ -80,7 +80,7 @@ function expectIndexed(dialect: string, plan: string, column: string) {
   const lines = plan.split("\n");
   const lookups =
     dialect === "sqlite"
-      ? lines.filter((line) => /^SEARCH \w+ USING (COVERING )?INDEX \w+ \(projectId=\?/.test(line))
+      ? lines.filter((line) => /^SEARCH \w+ USING (COVERING INDEX \w+|INDEX \w+|PRIMARY KEY) \(projectId=\?/.test(line))
       : lines.filter((line) => /Index Cond: \(+"projectId" = /.test(line));
   const bounded = new RegExp(`[ ("]${column}"? ?[=<>,]`);
   expect(
@@ -143,6 +143,18 @@ describeEachStore("log search query plans", (use) => {
       "key",
     ],
     ["+ tag", () => ({ ...range(), filters: [{ column: "tags", operator: "contains", value: "staging" }] }), "tag"],
+    // A negative condition looks up each candidate's side row by the side table's key: no scan.
+    [
+      "+ attribute not-equals and tag not-contains",
+      () => ({
+        ...range(),
+        filters: [
+          { column: "attributes", key: "plan", operator: "not-equals", value: "pro" },
+          { column: "tags", operator: "not-contains", value: "staging" },
+        ],
+      }),
+      "startedAt",
+    ],
   ];
 
   for (const [name, body, column] of cases) {
@@ -187,7 +199,7 @@ describeEachStore("log search query plans", (use) => {
         const plan = await explain(h, await recording.searchQuery(path, { ...body, limit: 3, cursor }));
         const keyset =
           h.store.dialect === "sqlite"
-            ? /^SEARCH \w+ USING (COVERING )?INDEX \w+ \(projectId=\?.*\(startedAt,(id|ownerId)\)[<>]\(\?,\?\)/m
+            ? /^SEARCH \w+ USING (COVERING INDEX \w+|INDEX \w+|PRIMARY KEY) \(projectId=\?.*\(startedAt,(id|ownerId)\)[<>]\(\?,\?\)/m
             : /Index Cond: \(+"projectId" = .*ROW\("startedAt", (id|"ownerId")\) [<>] ROW\(/m;
         expect(plan, `${path} ${JSON.stringify(body)}`).toMatch(keyset);
       }

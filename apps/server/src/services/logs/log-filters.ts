@@ -3,9 +3,9 @@
  * time range, case-insensitive substrings, and the typed `filters` grammar of LogFilter.
  *
  * Attribute and tag conditions go through the logAttributes / logTags side tables: a positive condition is
- * `id IN (select ownerId …)` on the (projectId, ownerKind, key|tag, startedAt) index, narrowed by the search's
- * time range (the side rows carry their owner's startedAt); a negative one is `NOT EXISTS (…)` on the side
- * table's primary key (ownerKind, ownerId, key|tag), so that rows lacking the attribute or tag match it.
+ * `id IN (select ownerId …)` on the side table's key (projectId, ownerKind, key|tag, startedAt, ownerId),
+ * narrowed by the search's time range (the side rows carry their owner's startedAt); a negative one is
+ * `NOT EXISTS (…)` on the same key, so that rows lacking the attribute or tag match it.
  * A search with a text attribute's `equals` is instead driven by that attribute's owners (`drivingOwners`).
  *
  * Null semantics (LogFilter): a column without a value (`null`, or an absent attribute key) matches only the
@@ -154,10 +154,16 @@ function ownsSideRow(scope: SearchScope, table: "logAttributes" | "logTags", con
   )} = ${scope.projectId} and ${side("ownerKind")} = ${scope.kind}${sql.join(range, sql``)} and ${condition})`;
 }
 
-/** Rows that own no side-table row matching `condition` (a NOT EXISTS on the side table's primary key). */
+/**
+ * Rows that own no side-table row matching `condition` (a NOT EXISTS on the side table's key, which leads
+ * with the owner's project and ends with its startedAt and id).
+ */
 function ownsNoSideRow(scope: SearchScope, table: "logAttributes" | "logTags", condition: Condition): Condition {
   const side = (name: string) => sql.ref(`${table}.${name}`);
-  return sql<SqlBool>`not exists (select 1 from ${sql.table(table)} where ${side("ownerKind")} = ${scope.kind} and ${side(
+  return sql<SqlBool>`not exists (select 1 from ${sql.table(table)} where ${side("projectId")} = ${column(
+    scope,
+    "projectId",
+  )} and ${side("ownerKind")} = ${scope.kind} and ${side("startedAt")} = ${column(scope, "startedAt")} and ${side(
     "ownerId",
   )} = ${column(scope, "id")} and ${condition})`;
 }

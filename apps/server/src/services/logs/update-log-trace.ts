@@ -91,7 +91,9 @@ export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceI
     if (touchedKeys.size > 0) {
       await db
         .deleteFrom("logAttributes")
+        .where("projectId", "=", trace.projectId)
         .where("ownerKind", "=", "trace")
+        .where("startedAt", "=", trace.startedAt)
         .where("ownerId", "=", trace.id)
         .where("key", "in", [...touchedKeys])
         .execute();
@@ -105,7 +107,9 @@ export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceI
     if (touchedTags.size > 0) {
       await db
         .deleteFrom("logTags")
+        .where("projectId", "=", trace.projectId)
         .where("ownerKind", "=", "trace")
+        .where("startedAt", "=", trace.startedAt)
         .where("ownerId", "=", trace.id)
         .where("tag", "in", [...touchedTags])
         .execute();
