@@ -24,6 +24,13 @@ export interface Store {
 }
 
 /**
+ * PostgreSQL's deadlock (40P01) and serialization (40001) failures: the database rolled the transaction back
+ * because of another one's timing, and running it again is the documented remedy.
+ */
+export const isTransientConflict = (error: unknown): boolean =>
+  ["40P01", "40001"].includes((error as { code?: string } | null)?.code ?? "");
+
+/**
  * `schema` (PostgreSQL): where Kysely keeps its migration tables. Without it Kysely looks for them in every
  * schema of the database, finds another schema's and then fails to lock ("kysely_migration_lock does not
  * exist") — e.g. two test files in their own schemas, or a database another Kysely app also uses.

@@ -21,7 +21,7 @@
  */
 import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
-import type { Store } from "../../store/store.ts";
+import { isTransientConflict, type Store } from "../../store/store.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
@@ -69,9 +69,6 @@ interface Job {
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
-
-/** PostgreSQL's deadlock and serialization failures: nothing is wrong with the job, its timing was unlucky. */
-const isTransient = (error: unknown) => ["40P01", "40001"].includes((error as { code?: string } | null)?.code ?? "");
 
 export class WriteBatcher {
   readonly options: WriteBatcherOptions;
@@ -189,7 +186,7 @@ export class WriteBatcher {
     }
     // A job that lost a deadlock with another replica's batch gets one more try, alone, after the commit.
     for (const [index, outcome] of outcomes.entries()) {
-      if (!outcome.ok && isTransient(outcome.error)) outcomes[index] = await this.runAlone(jobs[index] as Job);
+      if (!outcome.ok && isTransientConflict(outcome.error)) outcomes[index] = await this.runAlone(jobs[index] as Job);
     }
     return outcomes;
   }
