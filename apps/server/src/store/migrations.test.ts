@@ -70,18 +70,17 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("migr
       expect(sorted(storedAttributes)).toEqual(sorted(attributes));
       expect(sorted(await store.db.selectFrom("logTags").selectAll().execute())).toEqual(sorted(tags));
       // The new key still refuses a second row of an owner's attribute or tag.
-      await expect(
-        store.db
-          .insertInto("logAttributes")
-          .values(attributes[0] as never)
-          .execute(),
-      ).rejects.toSatisfy(store.isUniqueViolation);
-      await expect(
-        store.db
-          .insertInto("logTags")
-          .values(tags[0] as never)
-          .execute(),
-      ).rejects.toSatisfy(store.isUniqueViolation);
+      for (const [table, row] of [
+        ["logAttributes", attributes[0]],
+        ["logTags", tags[0]],
+      ] as const) {
+        await expect(
+          store.db
+            .insertInto(table)
+            .values(row as never)
+            .execute(),
+        ).rejects.toSatisfy(store.isUniqueViolation);
+      }
     } finally {
       await dispose();
     }
