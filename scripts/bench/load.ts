@@ -92,43 +92,73 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
       }
     }
   };
-  const result = await new Promise<autocannon.Result>((resolve, reject) => {
-    const instance = autocannon(
-      {
-        url: job.url,
-        connections: job.connections,
-        duration: job.durationSeconds,
-        ...(job.overallRate && { overallRate: job.overallRate }),
-        requests: [request],
-        timeout: 30,
-      },
-      (error, result) => (error ? reject(error) : resolve(result)),
-    );
-    instance.on("response", onResponse);
-  });
+  const run = (options: autocannon.Options) =>
+    new Promise<autocannon.Result>((resolve, reject) => {
+      const instance = autocannon(options, (error, result) => (error ? reject(error) : resolve(result)));
+      instance.on("response", onResponse);
+    });
+  const common = { url: job.url, duration: job.durationSeconds, requests: [request], timeout: 30 };
+  const results = job.overallRate
+    ? await steadyRate(job.connections, job.overallRate, (connectionRate) =>
+        run({ ...common, connections: 1, connectionRate }),
+      )
+    : [await run({ ...common, connections: job.connections })];
 
   const sorted = latencies.subarray(0, count).sort();
   let sum = 0;
   for (const value of sorted) sum += value;
   const statuses: Record<string, number> = {};
-  for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) {
-    if (!code.startsWith("2")) statuses[code] = n ?? 0;
+  const total = { requests: 0, ok: 0, errors: 0, timeouts: 0 };
+  for (const result of results) {
+    total.requests += result.requests.total;
+    total.ok += result["2xx"];
+    total.errors += result.errors;
+    total.timeouts += result.timeouts;
+    for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) {
+      if (!code.startsWith("2")) statuses[code] = (statuses[code] ?? 0) + (n ?? 0);
+    }
   }
-  const durationSeconds = result.duration;
+  // Every instance runs for the job's duration; at a steady rate their starts are spread over the first second.
+  const durationSeconds = Math.max(...results.map((result) => result.duration));
   return {
-    rps: result.requests.total / durationSeconds,
-    okPerSecond: result["2xx"] / durationSeconds,
-    requests: result.requests.total,
-    ok: result["2xx"],
+    rps: total.requests / durationSeconds,
+    okPerSecond: total.ok / durationSeconds,
+    requests: total.requests,
+    ok: total.ok,
     statuses,
-    errors: result.errors,
-    timeouts: result.timeouts,
+    errors: total.errors,
+    timeouts: total.timeouts,
     durationSeconds,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     mean: count === 0 ? Number.NaN : sum / count,
     ...(firstFailure !== undefined && { firstFailure: firstFailure.slice(0, 500) }),
   };
+}
+
+/**
+ * A steady offered rate from autocannon. Its rate limit gives a connection its quota at the start of each of
+ * that connection's seconds, on a timer set when the connection is made, and the connection then sends the
+ * quota back to back. One instance makes all its connections at once, so it would offer the whole second's
+ * requests as one burst at `connections` concurrency. Here each connection is an instance of its own, made
+ * 1/connections of a second after the previous one, so the bursts are spread evenly over the second.
+ */
+async function steadyRate(
+  connections: number,
+  overallRate: number,
+  runConnection: (connectionRate: number) => Promise<autocannon.Result>,
+): Promise<autocannon.Result[]> {
+  const connectionRate = overallRate / connections;
+  const gapMs = 1000 / connections;
+  return Promise.all(
+    Array.from(
+      { length: connections },
+      (_, index) =>
+        new Promise<autocannon.Result>((resolve, reject) => {
+          setTimeout(() => runConnection(connectionRate).then(resolve, reject), index * gapMs);
+        }),
+    ),
+  );
 }
 
 // As a child process: one job per message, answered in order.
