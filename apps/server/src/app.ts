@@ -6,11 +6,11 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { openapiDocument } from "@pharos/contract";
-import { bodyLimit } from "hono/body-limit";
 import pino, { type Logger } from "pino";
 import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { authenticate } from "./http/authenticate.ts";
+import { limitBody } from "./http/body-limit.ts";
 import type { AppEnv } from "./http/env.ts";
 import { errorResponse, onError } from "./http/on-error.ts";
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./http/rate-limit.ts";
@@ -21,6 +21,7 @@ import { routeDefinitions } from "./routes/index.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { WriteBatcher, type WriteBatcherOptions } from "./services/logs/write-batcher.ts";
+import { ReadCache } from "./store/read-cache.ts";
 import { databaseSecret, type Store } from "./store/store.ts";
 
 export const MAX_BODY_BYTES = 32 * 1024 * 1024;
@@ -60,20 +61,15 @@ export async function createApp(options: AppOptions) {
   });
 
   const api = new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
-  const limitBody = bodyLimit({
-    maxSize: MAX_BODY_BYTES,
-    onError: () => {
-      throw new ApiError("PAYLOAD_TOO_LARGE", "Request body exceeds 32 MB.");
-    },
-  });
-  // Only where a body is read: checking a GET builds the full Web Request (a tenth of a deployment read's cost).
-  api.use("*", (c, next) => (c.req.method === "GET" || c.req.method === "HEAD" ? next() : limitBody(c, next)));
+  api.use("*", limitBody(MAX_BODY_BYTES));
   // One batcher per app: concurrent log writes of every request share its transactions (group commit).
   const logWrites = new WriteBatcher(options.store, options.logWriteBatch);
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
+  const readCache = new ReadCache(() => options.store.readCacheGeneration());
   api.use(
     "*",
     authenticate({
+      readCache,
       store: options.store,
       now,
       newId: createIdGenerator(now),
@@ -89,6 +85,6 @@ export async function createApp(options: AppOptions) {
   app.notFound((c) => errorResponse(c, new ApiError("RESOURCE_NOT_FOUND", "No such operation.")));
   app.onError(onError);
   api.onError(onError);
-  // `logWrites` is exposed for tests and benchmarks (its `stats`), never over HTTP.
-  return Object.assign(app, { logWrites });
+  // `logWrites` and `readCache` are exposed for tests and benchmarks (their `stats`), never over HTTP.
+  return Object.assign(app, { logWrites, readCache });
 }

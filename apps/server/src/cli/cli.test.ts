@@ -94,7 +94,8 @@ describe("pharos CLI", () => {
     );
     expect(reader).toMatchObject({ role: "read-only", projectIds: [firstProject], name: "reader", workspaceId });
     const readerKey: string = reader.key;
-    const readerSecret = readerKey.slice(readerKey.lastIndexOf("_") + 1);
+    // The secret is everything after the key id; it may itself contain "_" (base64url).
+    const readerSecret = readerKey.split("_").slice(2).join("_");
 
     const listed = json(await pharos("keys", "list", "--workspace", workspaceId, "--json"));
     expect(listed.apiKeys.map((key: { id: string }) => key.id)).toContain(reader.id);

@@ -3,22 +3,29 @@ import { parseKey, secretMatches } from "../auth/api-keys.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
+import type { ReadCache } from "../store/read-cache.ts";
 import type { AppEnv } from "./env.ts";
 
 const unauthenticated = () => new ApiError("AUTHENTICATION_REQUIRED", "Missing or invalid API key.");
 
-/** Bearer API key → principal → the request's service context. */
-export const authenticate = (deps: Omit<ServiceContext, "db" | "principal">) =>
+/**
+ * Bearer API key → principal → the request's service context. The key's row comes from the read cache: a
+ * revoked or changed key is seen by the next request, whichever process changed it.
+ */
+export const authenticate = (deps: Omit<ServiceContext, "db" | "principal" | "cache"> & { readCache: ReadCache }) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
     const parsed = match ? parseKey(match[1] as string) : undefined;
     if (!parsed) throw unauthenticated();
-    const key = await deps.store.db
-      .selectFrom("apiKeys")
-      .select(["id", "workspaceId", "role", "projectIds", "secretHash", "revokedAt"])
-      .where("id", "=", parsed.id)
-      .executeTakeFirst();
+    const cache = await deps.readCache.begin();
+    const key = await cache.get(`apiKey ${parsed.id}`, () =>
+      deps.store.db
+        .selectFrom("apiKeys")
+        .select(["id", "workspaceId", "role", "projectIds", "secretHash", "revokedAt"])
+        .where("id", "=", parsed.id)
+        .executeTakeFirst(),
+    );
     if (!key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) throw unauthenticated();
     const principal: Principal = {
       workspaceId: key.workspaceId,
@@ -30,6 +37,7 @@ export const authenticate = (deps: Omit<ServiceContext, "db" | "principal">) =>
       db: deps.store.db,
       store: deps.store,
       principal,
+      cache,
       now: deps.now,
       newId: deps.newId,
       cursorSecret: deps.cursorSecret,

@@ -2,6 +2,7 @@ import type { Kysely } from "kysely";
 import type { Principal } from "../auth/principal.ts";
 import type { IdGenerator } from "../ids.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
+import type { CachedReads } from "../store/read-cache.ts";
 import type { Database } from "../store/schema.ts";
 import { isTransientConflict, type Store } from "../store/store.ts";
 import type { WriteBatcher } from "./logs/write-batcher.ts";
@@ -11,6 +12,8 @@ export interface ServiceContext {
   db: Kysely<Database>;
   store: Store;
   principal: Principal;
+  /** Memoized reads of rarely changed records, as of the request's start (store/read-cache.ts). */
+  cache: CachedReads;
   now: () => number;
   newId: IdGenerator;
   /** Signs pagination cursors. */

@@ -8,6 +8,8 @@ export type Role = "full" | "read-only" | "ingest-only";
 
 export interface Database {
   settings: { key: string; value: string };
+  /** One row (id 1): bumped by trigger on every change to a table the read cache serves (migration 0007). */
+  cacheGeneration: { id: number; generation: number };
   workspaces: { id: string; name: string; createdAt: number; updatedAt: number };
   apiKeys: {
     id: string;

@@ -12,6 +12,8 @@ import type { Store } from "./store.ts";
 
 export interface ScratchStore {
   store: Store;
+  /** Another connection to the same database, as a second process would open (closed by `dispose`). */
+  openAnother(): Store;
   dispose(): Promise<void>;
 }
 
@@ -30,9 +32,12 @@ export async function openScratchStore(postgresUrl?: string): Promise<ScratchSto
     const schema = `scratch_${process.pid}_${Math.random().toString(36).slice(2, 10)}`;
     await execute(postgresUrl, `create schema ${schema}`);
     const store = openPostgresStore(postgresUrl, { schema });
+    const others: Store[] = [];
     return {
       store,
+      openAnother: () => remember(others, openPostgresStore(postgresUrl, { schema })),
       async dispose() {
+        await Promise.all(others.map((other) => other.close()));
         await store.close();
         await execute(postgresUrl, `drop schema ${schema} cascade`);
       },
@@ -40,11 +45,19 @@ export async function openScratchStore(postgresUrl?: string): Promise<ScratchSto
   }
   const dir = mkdtempSync(join(tmpdir(), "pharos-scratch-"));
   const store = openSqliteStore(join(dir, "pharos.db"));
+  const others: Store[] = [];
   return {
     store,
+    openAnother: () => remember(others, openSqliteStore(join(dir, "pharos.db"))),
     async dispose() {
+      await Promise.all(others.map((other) => other.close()));
       await store.close();
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+function remember(opened: Store[], store: Store): Store {
+  opened.push(store);
+  return store;
 }

@@ -19,6 +19,8 @@ export function openSqliteStore(path: string): Store {
   sqlite.pragma(`wal_autocheckpoint = ${checkpointer ? WRITER_CHECKPOINT_PAGES : 1_000}`);
   const cached = withStatementCache(sqlite);
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: cached }) });
+  // Prepared on first use (the table exists once migrated) and not through the shared cache: pluck() is a mode.
+  let generation: SQLite.Statement<[], number> | undefined;
   return {
     db,
     dialect: "sqlite",
@@ -43,6 +45,15 @@ export function openSqliteStore(path: string): Store {
         `insert into "${table}" (${columns.map((column) => `"${column}"`).join(", ")}) values (${columns.map(() => "?").join(", ")})`,
       );
       for (const row of rows) insert.run(columns.map((column) => (row as Record<string, unknown>)[column]));
+    },
+    readCacheGeneration: async () => {
+      // Between the statements of a transaction (another request's), the connection would show that
+      // transaction's uncommitted bump: wait for the connection, as every Kysely query does.
+      if (sqlite.inTransaction) {
+        return (await db.selectFrom("cacheGeneration").select("generation").executeTakeFirstOrThrow()).generation;
+      }
+      generation ??= sqlite.prepare<[], number>(`select "generation" from "cacheGeneration"`).pluck();
+      return generation.get() as number;
     },
     isUniqueViolation: (error) =>
       typeof error === "object" &&

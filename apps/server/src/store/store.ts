@@ -18,6 +18,11 @@ export interface Store {
     table: T,
     rows: readonly Insertable<Database[T]>[],
   ): Promise<void>;
+  /**
+   * The committed value of the cache generation (migration 0007), which every change to a cached table bumps;
+   * the adapter's cheapest read, as it runs on every request.
+   */
+  readCacheGeneration(): Promise<number>;
   /** Whether an error is the database refusing a duplicate of a unique key. */
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;

@@ -40,6 +40,8 @@ export interface Reply<T = any> {
 
 export interface Harness {
   store: Store;
+  /** Another connection to the harness's database, as a second process (a replica, the CLI) would open. */
+  openAnother(): Store;
   app: Awaited<ReturnType<typeof createApp>>;
   workspaceId: string;
   projectId: string;
@@ -64,7 +66,7 @@ export interface Harness {
 }
 
 async function createHarness(
-  store: Store,
+  { store, openAnother }: ScratchStore,
   appOptions: Partial<AppOptions>,
   workers: EvaluationWorker[],
 ): Promise<Harness> {
@@ -86,6 +88,7 @@ async function createHarness(
 
   return {
     store,
+    openAnother,
     app,
     workspaceId: workspace.id,
     projectId: project.id,
@@ -153,7 +156,7 @@ export function describeEachStore(
     beforeAll(async () => {
       const opened = await adapter.open();
       dispose = opened.dispose;
-      harness = await createHarness(opened.store, appOptions, workers);
+      harness = await createHarness(opened, appOptions, workers);
     });
     afterAll(async () => {
       await Promise.all(workers.map((worker) => worker.stop(0)));

@@ -1,49 +1,16 @@
 import { expect, it } from "vitest";
-import { describeEachStore, type Harness } from "../../testing/harness.ts";
+import { describeEachStore } from "../../testing/harness.ts";
 import {
   expectError,
   itHidesOtherWorkspaces,
   itRejectsMalformedJson,
   itRejectsMissingAndInvalidKeys,
 } from "../../testing/shared-cases.ts";
+import { createEnvironment, createPrompt, deploy, deployed, keyId, newProject, text } from "./deployment-fixtures.ts";
 
 const MISSING_PROMPT = `prompt_${"0".repeat(26)}`;
 const MISSING_DEPLOYMENT = `deployment_${"0".repeat(26)}`;
 const MISSING_ENV = `env_${"0".repeat(26)}`;
-
-const text = (value: string) => ({ modality: "text", value });
-const keyId = (key: string) => `apikey_${key.split("_")[1]}`;
-
-async function createPrompt(h: Harness, body: Record<string, unknown> = {}) {
-  const reply = await h.request("POST", "/prompts", { body: { projectId: h.projectId, ...body } });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return reply.body;
-}
-
-async function createEnvironment(h: Harness, projectId = h.projectId) {
-  const name = `env-${h.now()}`;
-  const reply = await h.request("POST", `/projects/${projectId}/deployment-environments`, { body: { name } });
-  expect(reply.status).toBe(201);
-  return reply.body.id as string;
-}
-
-async function deploy(h: Harness, promptId: string, deploymentEnvironmentId: string) {
-  const reply = await h.request("POST", `/prompts/${promptId}/deployments`, { body: { deploymentEnvironmentId } });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return reply.body;
-}
-
-async function newProject(h: Harness) {
-  return (await h.request("POST", "/projects", { body: { title: "Another" } })).body.id as string;
-}
-
-/** A deployed prompt of the harness's project: ids for the shared cases. */
-async function deployed(h: Harness) {
-  const prompt = await createPrompt(h);
-  const environmentId = await createEnvironment(h);
-  const deployment = await deploy(h, prompt.id, environmentId);
-  return { promptId: prompt.id as string, environmentId, deploymentId: deployment.id as string };
-}
 
 describeEachStore("deployments round trip", (use) => {
   it("deploys, reads by id and by latest, redeploys an edited draft; the old deployment stays readable", async () => {

@@ -1,4 +1,5 @@
 import { invalid, notFound } from "../../errors.ts";
+import { assertProjectAccess } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { type Deployment, toDeployment } from "./deployment.ts";
@@ -15,7 +16,8 @@ const isLatest = (deploymentId: string) => deploymentId === "latest" || deployme
 
 /**
  * The run-time read: a deployment of the prompt by id (in `deploymentEnvironmentId` when given), or the most
- * recently created deployment of the prompt in `deploymentEnvironmentId`.
+ * recently created deployment of the prompt in `deploymentEnvironmentId`. Applications poll it, so a found
+ * deployment is served from the read cache until the prompt, its deployments or environments change.
  */
 export async function getDeployment(ctx: ServiceContext, input: GetDeploymentInput): Promise<Deployment> {
   const latest = isLatest(input.deploymentId);
@@ -25,6 +27,18 @@ export async function getDeployment(ctx: ServiceContext, input: GetDeploymentInp
       `required when deploymentId is ${input.deploymentId}: the latest deployment is per environment`,
     );
   }
+  const key = JSON.stringify(["deployment", input.promptId, input.deploymentId, input.deploymentEnvironmentId]);
+  const found = await ctx.cache.get(key, async () => ({
+    workspaceId: ctx.principal.workspaceId,
+    deployment: await readDeployment(ctx, input, latest),
+  }));
+  // Cached by a caller of the workspace that holds it: a caller of another one is told what a read tells it.
+  if (found.workspaceId !== ctx.principal.workspaceId) return readDeployment(ctx, input, latest);
+  assertProjectAccess(ctx, found.deployment.projectId);
+  return found.deployment;
+}
+
+async function readDeployment(ctx: ServiceContext, input: GetDeploymentInput, latest: boolean): Promise<Deployment> {
   const prompt = await requirePrompt(ctx, input.promptId);
   let select = ctx.db.selectFrom("deployments").selectAll().where("promptId", "=", prompt.id);
   if (latest) {

@@ -49,13 +49,12 @@ export async function resolveWriteTarget(
   projectId: string,
   spans: readonly SpanReferences[],
 ): Promise<WriteTarget> {
-  const project = await ctx.db
-    .selectFrom("projects")
-    .select("id")
-    .where("id", "=", projectId)
-    .where("workspaceId", "=", ctx.principal.workspaceId)
-    .executeTakeFirst();
-  if (!project) return { projectId: undefined, issues: [], failure: notFound("Project") };
+  // Every log write names its project: read from the cache, and judged here for the caller's workspace.
+  const project = await ctx.cache.get(JSON.stringify(["project", projectId]), () =>
+    ctx.db.selectFrom("projects").select(["id", "workspaceId"]).where("id", "=", projectId).executeTakeFirst(),
+  );
+  if (project?.workspaceId !== ctx.principal.workspaceId)
+    return { projectId: undefined, issues: [], failure: notFound("Project") };
   if (!mayAccessProject(ctx.principal, project.id)) {
     return { projectId: undefined, issues: [], failure: forbidden("This API key is restricted to other projects.") };
   }
