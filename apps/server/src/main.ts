@@ -6,6 +6,7 @@
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
 import { createAdaptorServer } from "@hono/node-server";
 import pino, { type Logger } from "pino";
 import { createApp } from "./app.ts";
@@ -28,6 +29,18 @@ import { EvaluationWorker } from "./worker/evaluation-worker.ts";
 const SHUTDOWN_GRACE_MS = 10_000;
 
 class StartError extends Error {}
+
+/**
+ * V8 lets the old generation grow to about four times what survived its last full collection. Log writes keep
+ * requests in flight across young collections, so their garbage is promoted: under 50 concurrent writers the
+ * heap grew to ~110 MB around ~27 MB of live data, and the RSS passed 200 MB. Collecting at twice the live
+ * data keeps it near 150 MB with no throughput lost that `pnpm bench` can measure. A value given to node wins.
+ */
+function limitHeapGrowth(): void {
+  if (!process.execArgv.some((arg) => /^--heap[-_]growing[-_]percent/.test(arg))) {
+    setFlagsFromString("--heap-growing-percent=100");
+  }
+}
 
 async function openDatabase(config: ServerConfig): Promise<Store> {
   const where = redactDatabaseUrl(config.databaseUrl);
@@ -103,6 +116,7 @@ function publicUrl(config: ServerConfig, address: AddressInfo): string {
 }
 
 async function main(): Promise<void> {
+  limitHeapGrowth();
   const config = loadServerConfig(process.env);
   const logger = pino({ level: config.logLevel });
   const store = await openDatabase(config);
