@@ -2,7 +2,7 @@ import type { Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
 import { adapters } from "../testing/harness.ts";
 import { CACHED_TABLES } from "./migrations.ts";
-import { ReadCache } from "./read-cache.ts";
+import { type CachedReads, ReadCache, type ReadCacheLimits } from "./read-cache.ts";
 import type { Database } from "./schema.ts";
 
 /** One row of each cached table, in an order that satisfies their foreign keys. */
@@ -104,9 +104,9 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("cach
 
 describe("read cache", () => {
   /** A cache over a generation the test sets, and a loader that counts its calls. */
-  function setUp(maxEntries?: number) {
+  function setUp(limits?: Partial<ReadCacheLimits>) {
     const state = { generation: 1, loads: 0 };
-    const cache = new ReadCache(async () => state.generation, maxEntries);
+    const cache = new ReadCache(async () => state.generation, limits);
     const load = (value: unknown) => async () => {
       state.loads++;
       return value;
@@ -153,16 +153,42 @@ describe("read cache", () => {
     expect(await reads.get("failing", load("recovered"))).toBe("recovered");
   });
 
-  it("holds at most maxEntries, dropping the oldest", async () => {
-    const { state, cache, load } = setUp(2);
+  /** Which of `keys` the cache still holds: a held key reads without loading. */
+  async function held(reads: CachedReads, keys: string[]) {
+    const kept: string[] = [];
+    for (const key of keys) {
+      let loaded = false;
+      await reads.get(key, async () => {
+        loaded = true;
+        return key;
+      });
+      if (!loaded) kept.push(key);
+    }
+    return kept;
+  }
+
+  it("holds at most maxEntries, dropping the least recently used", async () => {
+    const { cache, load } = setUp({ maxEntries: 2 });
     const reads = await cache.begin();
-    for (const key of ["a", "b", "c"]) await reads.get(key, load(key));
-    state.loads = 0;
-
-    await reads.get("b", load("b"));
-    await reads.get("c", load("c"));
     await reads.get("a", load("a"));
+    await reads.get("b", load("b"));
+    await reads.get("a", load("a"));
+    await reads.get("c", load("c"));
 
-    expect(state.loads).toBe(1);
+    expect(await held(reads, ["a", "c"])).toEqual(["a", "c"]);
+    expect(await held(reads, ["b"])).toEqual([]);
+  });
+
+  it("holds at most maxBytes of values, and never a value over an eighth of it", async () => {
+    // Each value below is 1,002 bytes of JSON text.
+    const { cache, load } = setUp({ maxBytes: 10_000 });
+    const reads = await cache.begin();
+    const value = "x".repeat(1_000);
+    for (const key of ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]) await reads.get(key, load(value));
+    await reads.get("big", load("y".repeat(1_300)));
+
+    expect(await held(reads, ["big"])).toEqual([]);
+    expect(await held(reads, ["b", "c", "d", "e", "f", "g", "h", "i", "j"])).toHaveLength(9);
+    expect(await held(reads, ["a"])).toEqual([]);
   });
 });
