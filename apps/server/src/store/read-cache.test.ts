@@ -139,6 +139,16 @@ describe("read cache", () => {
     expect(await current.get("a", load("current a"))).toBe("current a");
   });
 
+  it("forgets what it cached when the generation goes back (a restored backup), so a number reached again loads", async () => {
+    const { state, cache, load } = setUp();
+    state.generation = 5;
+    await (await cache.begin()).get("key", load("before the restore"));
+    state.generation = 3;
+    expect(await (await cache.begin()).get("key", load("restored"))).toBe("restored");
+    state.generation = 5;
+    expect(await (await cache.begin()).get("key", load("written after the restore"))).toBe("written after the restore");
+  });
+
   it("keeps neither undefined nor a failed load", async () => {
     const { cache, load } = setUp();
     const reads = await cache.begin();

@@ -50,7 +50,9 @@ export class ReadCache {
 
   async begin(): Promise<CachedReads> {
     const generation = await this.readGeneration();
-    if (generation > this.#generation) {
+    // A lower generation means the database was restored from a backup (or a read overtook a slower one): the
+    // numbers after it may come again with other contents, so what was cached under them must go too.
+    if (generation !== this.#generation) {
       this.#generation = generation;
       this.#entries.clear();
       this.#bytes = 0;
