@@ -6,6 +6,7 @@ export { routeDefinitions } from "./routes/index.ts";
 export { createSecretBox } from "./secrets/secret-box.ts";
 export {
   type AdminContext,
+  adminContext,
   createApiKey,
   createProjectForWorkspace,
   createWorkspace,

@@ -12,6 +12,7 @@ import { issueKey } from "./auth/api-keys.ts";
 import { REPO_ROOT } from "./config.ts";
 import { createIdGenerator } from "./ids.ts";
 import { bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
+import { adminContext } from "./services/admin/workspaces.ts";
 import { openPostgresStore } from "./store/postgres.ts";
 import { postgresUrl } from "./testing/harness.ts";
 import {
@@ -249,9 +250,7 @@ describe.runIf(postgresUrl)("bootstrapIfEmpty under contention [postgres]", () =
     const stores = Array.from({ length: 5 }, () => openPostgresStore(database.url));
     try {
       await (stores[0] as (typeof stores)[number]).migrate();
-      const results = await Promise.all(
-        stores.map((store) => bootstrapIfEmpty({ db: store.db, now: Date.now, newId: createIdGenerator(Date.now) })),
-      );
+      const results = await Promise.all(stores.map((store) => bootstrapIfEmpty(adminContext(store))));
       expect(results.filter((result) => result.created)).toHaveLength(1);
       const count = await (stores[0] as (typeof stores)[number]).db
         .selectFrom("workspaces")

@@ -22,6 +22,7 @@ import { createIdGenerator } from "./ids.ts";
 import { createSecretBox, type SecretBox, verifySecretKey } from "./secrets/secret-box.ts";
 import { configuredSecretKey } from "./secrets/secret-key.ts";
 import { type BootstrapResult, bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
+import { adminContext } from "./services/admin/workspaces.ts";
 import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/store.ts";
 import { EvaluationWorker } from "./worker/evaluation-worker.ts";
@@ -125,7 +126,7 @@ async function main(): Promise<void> {
   try {
     const now = Date.now;
     result = await bootstrapIfEmpty(
-      { db: store.db, now, newId: createIdGenerator(now) },
+      adminContext(store, now),
       config.bootstrapKey ? { presetKey: config.bootstrapKey } : {},
     );
   } catch (error) {
@@ -139,8 +140,7 @@ async function main(): Promise<void> {
 
   const secrets = await openSecrets(config, store);
   const worker = new EvaluationWorker({
-    db: store.db,
-    dialect: store.dialect,
+    store,
     secrets,
     logger,
     now: Date.now,

@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  adminContext,
   createApiKey,
   createApp,
-  createIdGenerator,
   createProjectForWorkspace,
   createWorkspace,
   openSqliteStore,
@@ -75,7 +75,7 @@ describe("against the Pharos server in-process", () => {
     const store = openSqliteStore(join(dir, "pharos.db"));
     try {
       await store.migrate();
-      const admin = { db: store.db, now: Date.now, newId: createIdGenerator(Date.now) };
+      const admin = adminContext(store);
       const workspace = await createWorkspace(admin, "Client test");
       await createProjectForWorkspace(admin, workspace.id, "Default");
       const { key } = await createApiKey(admin, {

@@ -11,6 +11,7 @@
 import { randomBytes } from "node:crypto";
 import { createClient, type Middleware, type PharosClient, paginate, unwrap } from "@pharos/client";
 import {
+  adminContext,
   createApiKey,
   createApp,
   createIdGenerator,
@@ -127,8 +128,7 @@ export async function openInProcessApp() {
   });
   const startWorker = (options: { concurrency?: number } = {}) => {
     const worker = new EvaluationWorker({
-      db: store.db,
-      dialect: store.dialect,
+      store,
       secrets,
       logger: pino({ level: "silent" }),
       now: Date.now,
@@ -149,7 +149,7 @@ export async function openInProcessApp() {
 
 async function openInProcessTarget(): Promise<Target> {
   const { store, app, startWorker, close } = await openInProcessApp();
-  const context = { db: store.db, now: Date.now, newId: createIdGenerator(Date.now) };
+  const context = adminContext(store);
   const fetch: FetchLike = async (request) => app.fetch(request);
   const baseUrl = "http://pharos.conformance/v2";
 

@@ -1,5 +1,5 @@
 import type { OperationId } from "@pharos/contract";
-import type { Role } from "../store/schema.ts";
+import type { Role } from "./roles.ts";
 
 /** Who is calling: the workspace of the API key, its role and the projects it is restricted to. */
 export interface Principal {

@@ -6,12 +6,14 @@
  */
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { issueKey, parseKey } from "../auth/api-keys.ts";
+import { ROLES, type Role } from "../auth/roles.ts";
 import { ConfigError, describeError, redactDatabaseUrl, resolveDatabaseUrl } from "../config.ts";
 import { createIdGenerator } from "../ids.ts";
 import { BOOTSTRAP_PROJECT_TITLE } from "../services/admin/bootstrap.ts";
 import { getApiKey, getWorkspace, projectIdsInWorkspace } from "../services/admin/lookups.ts";
 import {
   type AdminContext,
+  adminContext,
   createApiKey,
   createProjectForWorkspace,
   createWorkspace,
@@ -19,7 +21,6 @@ import {
   revokeApiKey,
 } from "../services/admin/workspaces.ts";
 import { openStore } from "../store/open-store.ts";
-import type { Role } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 
 export interface CliIo {
@@ -33,7 +34,6 @@ class UsageError extends Error {}
 /** A well-formed command that cannot be done (unknown id, database unreachable): exit code 1. */
 class CommandError extends Error {}
 
-const ROLES: readonly Role[] = ["full", "read-only", "ingest-only"];
 const MAX_NAME_LENGTH = 100;
 const DEFAULT_KEY_NAME = "CLI key";
 
@@ -60,7 +60,7 @@ const COMMANDS: Record<string, Command> = {
     options: { name: { type: "string" } },
     async run({ values, admin, io, json }) {
       const name = requiredName(values.name, "--name");
-      const { workspace, project } = await admin.db.transaction().execute(async (trx) => {
+      const { workspace, project } = await admin.store.transaction(admin.db, async (trx) => {
         const tx = { ...admin, db: trx };
         const created = await createWorkspace(tx, name);
         return {
@@ -311,7 +311,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
       return 0;
     }
     store = await openDatabase(io.env);
-    const admin: AdminContext = { db: store.db, now: Date.now, newId: createIdGenerator(Date.now) };
+    const admin = adminContext(store);
     await command.run?.({ ...parsed, admin, io, json });
     return 0;
   } catch (error) {

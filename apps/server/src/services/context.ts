@@ -4,7 +4,8 @@ import type { IdGenerator } from "../ids.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { CachedReads } from "../store/read-cache.ts";
 import type { Database } from "../store/schema.ts";
-import { isTransientConflict, type Store } from "../store/store.ts";
+import type { Store } from "../store/store.ts";
+import type { TransactionOptions } from "../store/transactions.ts";
 import type { WriteBatcher } from "./logs/write-batcher.ts";
 
 /** What every service receives: the database (or a transaction), the caller, the clock and id source. */
@@ -26,20 +27,14 @@ export interface ServiceContext {
   wakeWorkers: () => void;
 }
 
-/** How many times a transaction that lost a deadlock (or a serialization conflict) is run in all. */
-const TRANSACTION_ATTEMPTS = 3;
-
 /**
- * Runs `work` in one transaction; services called inside share it through the context. A transaction the
- * database rolled back for a deadlock with another one (a prompt deleted while a worker records its run's
- * results) runs again from the start: `work` only touches the database, so running it again is safe.
+ * Runs `work` in one transaction, which services called inside share through the context: a service verb
+ * called within another's transaction joins it. See store/transactions.ts for retries and savepoints.
  */
-export async function inTransaction<T>(ctx: ServiceContext, work: (tx: ServiceContext) => Promise<T>): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await ctx.db.transaction().execute((trx) => work({ ...ctx, db: trx }));
-    } catch (error) {
-      if (attempt >= TRANSACTION_ATTEMPTS || !isTransientConflict(error)) throw error;
-    }
-  }
+export function inTransaction<T>(
+  ctx: ServiceContext,
+  work: (tx: ServiceContext) => Promise<T>,
+  options?: TransactionOptions,
+): Promise<T> {
+  return ctx.store.transaction(ctx.db, (db) => work({ ...ctx, db }), options);
 }

@@ -1,7 +1,9 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
+import { postgresSql } from "./dialect-sql.ts";
 import type { Database } from "./schema.ts";
 import { applyMigrations, type Store } from "./store.ts";
+import { transactionsOn } from "./transactions.ts";
 
 const INT8 = 20;
 
@@ -24,6 +26,8 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
   return {
     db,
     dialect: "postgres",
+    transaction: transactionsOn(db, "begin"),
+    sql: postgresSql,
     async migrate() {
       // The schema the connection resolves names in (search_path: options.schema, or `options` in the URL).
       const { rows } = await sql<{ schema: string }>`select current_schema() as schema`.execute(db);

@@ -3,8 +3,7 @@
  * are stored as text and parsed by the services; times are Unix milliseconds.
  */
 import type { Generated } from "kysely";
-
-export type Role = "full" | "read-only" | "ingest-only";
+import type { Role } from "../auth/roles.ts";
 
 export interface Database {
   settings: { key: string; value: string };

@@ -2,9 +2,11 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
+import { sqliteSql } from "./dialect-sql.ts";
 import type { Database } from "./schema.ts";
 import { startCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer.ts";
 import { applyMigrations, type Store } from "./store.ts";
+import { transactionsOn } from "./transactions.ts";
 
 /** The embedded default: one SQLite file in WAL mode. */
 export function openSqliteStore(path: string): Store {
@@ -24,6 +26,8 @@ export function openSqliteStore(path: string): Store {
   return {
     db,
     dialect: "sqlite",
+    transaction: transactionsOn(db, "begin immediate"),
+    sql: sqliteSql,
     async migrate() {
       // Kysely takes no migration lock on SQLite: hold the write lock ourselves, so a second process starting
       // on the same file (the CLI beside a first start) waits (busy_timeout) instead of re-creating tables.

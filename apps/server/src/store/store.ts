@@ -1,12 +1,21 @@
 import { randomBytes } from "node:crypto";
 import { type Insertable, type Kysely, Migrator } from "kysely";
+import type { DialectSql } from "./dialect-sql.ts";
 import { type Dialect, migrations } from "./migrations.ts";
 import type { Database } from "./schema.ts";
+import type { RunInTransaction } from "./transactions.ts";
 
-/** An open database: the Kysely handle services query through, and the adapter's own duties. */
+/**
+ * An open database: the Kysely handle services query through, its transactions, what its dialect spells
+ * differently, and the adapter's own duties.
+ */
 export interface Store {
   readonly db: Kysely<Database>;
+  /** Which database this is: for the adapter's own tests; code elsewhere uses `sql` and the methods below. */
   readonly dialect: Dialect;
+  readonly transaction: RunInTransaction;
+  /** Row locks and JSON functions in this database's spelling. */
+  readonly sql: DialectSql;
   /** Applies pending migrations (idempotent; safe with several replicas starting at once). */
   migrate(): Promise<void>;
   /**
@@ -27,13 +36,6 @@ export interface Store {
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;
 }
-
-/**
- * PostgreSQL's deadlock (40P01) and serialization (40001) failures: the database rolled the transaction back
- * because of another one's timing, and running it again is the documented remedy.
- */
-export const isTransientConflict = (error: unknown): boolean =>
-  ["40P01", "40001"].includes((error as { code?: string } | null)?.code ?? "");
 
 /**
  * `schema` (PostgreSQL): where Kysely keeps its migration tables. Without it Kysely looks for them in every

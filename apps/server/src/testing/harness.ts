@@ -6,16 +6,16 @@ import { randomBytes } from "node:crypto";
 import pino from "pino";
 import { afterAll, beforeAll, describe } from "vitest";
 import { type AppOptions, createApp } from "../app.ts";
+import type { Role } from "../auth/roles.ts";
 import { DEFAULT_EVALUATION_CONFIG } from "../config.ts";
 import { createIdGenerator } from "../ids.ts";
 import { createSecretBox, type SecretBox } from "../secrets/secret-box.ts";
 import {
-  type AdminContext,
+  adminContext,
   createApiKey,
   createProjectForWorkspace,
   createWorkspace,
 } from "../services/admin/workspaces.ts";
-import type { Role } from "../store/schema.ts";
 import { openScratchStore, type ScratchStore } from "../store/scratch.ts";
 import type { Store } from "../store/store.ts";
 import type { EvaluationWorker, WorkerOptions } from "../worker/evaluation-worker.ts";
@@ -72,7 +72,7 @@ async function createHarness(
 ): Promise<Harness> {
   let clock = 1_732_190_400_000;
   const now = () => ++clock;
-  const admin: AdminContext = { db: store.db, now, newId: createIdGenerator(now) };
+  const admin = adminContext(store, now);
   await store.migrate();
   const secrets = createSecretBox(randomBytes(32));
   const wakeWorkers = () => {
@@ -99,8 +99,7 @@ async function createHarness(
       // Imported on demand: most test files never run a worker (and need not load the provider libraries).
       const { EvaluationWorker } = await import("../worker/evaluation-worker.ts");
       const worker = new EvaluationWorker({
-        db: store.db,
-        dialect: store.dialect,
+        store,
         secrets,
         logger: pino({ level: "silent" }),
         now,

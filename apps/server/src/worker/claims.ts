@@ -2,12 +2,11 @@
  * How workers share runs through the database. A worker claims a few rows (items) of a running run at a time
  * by writing its id and a lease expiry on them; it renews the lease while it works and marks an item done in
  * the transaction that records its result. An item whose lease expired (its worker died) can be claimed
- * again, so a run survives any worker. On PostgreSQL, concurrent claims skip each other's rows
- * (`FOR UPDATE SKIP LOCKED`); SQLite runs one write transaction at a time.
+ * again, so a run survives any worker. Concurrent claims skip each other's rows (`FOR UPDATE SKIP LOCKED`).
  */
 import type { Kysely } from "kysely";
-import type { Dialect } from "../store/migrations.ts";
 import type { Database } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
 import { variablesWithoutColumn } from "./render-prompt.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 
@@ -19,8 +18,9 @@ export interface ClaimedItem {
 }
 
 export interface ClaimContext {
+  /** The store's handle, or the caller's transaction. */
   db: Kysely<Database>;
-  dialect: Dialect;
+  store: Store;
   owner: string;
   now: number;
   leaseMs: number;
@@ -87,12 +87,13 @@ async function readRunStatus(db: Kysely<Database>, runId: string) {
 }
 
 async function claimItemsOfRun(context: ClaimContext, runId: string, limit: number): Promise<ClaimedItem[]> {
-  return context.db.transaction().execute(async (trx) => {
+  const { store } = context;
+  return store.transaction(context.db, async (trx) => {
     // A shared lock on the run: cancelEvaluation (which locks it for update) sees every claim made before it,
     // and no claim is made after it.
-    let runQuery = trx.selectFrom("evaluationRuns").select("status").where("id", "=", runId);
-    if (context.dialect === "postgres") runQuery = runQuery.forShare();
-    const run = await runQuery.executeTakeFirst();
+    const run = await store.sql.locks
+      .forShare(trx.selectFrom("evaluationRuns").select("status").where("id", "=", runId))
+      .executeTakeFirst();
     if (run?.status !== "running") return [];
     return claimRowsOfRun({ ...context, db: trx }, runId, limit);
   });
@@ -104,15 +105,14 @@ async function claimItemsOfRun(context: ClaimContext, runId: string, limit: numb
  * statements, so each walks its index (runId, state, …) instead of sorting every row of the run.
  */
 export async function claimRowsOfRun(context: ClaimContext, runId: string, limit: number): Promise<ClaimedItem[]> {
-  const { db, dialect, owner, now, leaseMs } = context;
+  const { db, store, owner, now, leaseMs } = context;
   const claim = async (state: "claimed" | "pending", max: number) => {
     let claimable = db.selectFrom("evaluationRunItems").select("rowId").where("runId", "=", runId);
     claimable =
       state === "claimed"
         ? claimable.where("state", "=", "claimed").where("leaseExpiresAt", "<", now)
         : claimable.where("state", "=", "pending").orderBy("position");
-    claimable = claimable.limit(max);
-    if (dialect === "postgres") claimable = claimable.forUpdate().skipLocked();
+    claimable = store.sql.locks.forUpdateSkipLocked(claimable.limit(max));
     return db
       .updateTable("evaluationRunItems")
       .set({ state: "claimed", leaseOwner: owner, leaseExpiresAt: now + leaseMs })

@@ -6,19 +6,16 @@
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
-import type { Kysely } from "kysely";
 import type { Logger } from "pino";
 import type { IdGenerator } from "../ids.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
-import type { Dialect } from "../store/migrations.ts";
-import type { Database } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 
 export interface WorkerOptions {
-  db: Kysely<Database>;
-  dialect: Dialect;
+  store: Store;
   secrets: SecretBox;
   logger: Logger;
   now: () => number;
@@ -102,7 +99,7 @@ export class EvaluationWorker {
     try {
       await this.recordFinished();
       await releaseLeases(
-        this.options.db,
+        this.options.store.db,
         this.id,
         [...this.inFlight.values()].map((entry) => entry.item),
       );
@@ -120,7 +117,7 @@ export class EvaluationWorker {
         try {
           progressed = await this.recordFinished();
           const claimed = await this.claim();
-          if (!progressed && claimed === 0) await settleCancellingRuns(this.options.db, this.options.now());
+          if (!progressed && claimed === 0) await settleCancellingRuns(this.options.store.db, this.options.now());
           progressed ||= claimed > 0;
         } catch (error) {
           this.options.logger.error({ err: error }, "claiming or recording evaluation rows failed; retrying");
@@ -137,8 +134,8 @@ export class EvaluationWorker {
   }
 
   private context() {
-    const { db, dialect, newId } = this.options;
-    return { db, dialect, newId, owner: this.id, now: this.options.now(), leaseMs: this.leaseMs };
+    const { store, newId } = this.options;
+    return { db: store.db, store, newId, owner: this.id, now: this.options.now(), leaseMs: this.leaseMs };
   }
 
   /** Claims rows for the free slots, from any run. */
@@ -187,7 +184,7 @@ export class EvaluationWorker {
       const { evaluateItem } = await loadPipeline();
       const result = await evaluateItem(
         {
-          db: this.options.db,
+          db: this.options.store.db,
           secrets: this.options.secrets,
           call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
         },
@@ -211,7 +208,7 @@ export class EvaluationWorker {
   private async plan(runId: string): Promise<RunPlan | undefined> {
     const cached = this.plans.get(runId);
     if (cached) return cached;
-    const plan = await readRunPlan(this.options.db, runId);
+    const plan = await readRunPlan(this.options.store.db, runId);
     if (plan) {
       if (this.plans.size >= PLAN_CACHE_SIZE) this.plans.clear();
       this.plans.set(runId, plan);
@@ -221,7 +218,7 @@ export class EvaluationWorker {
 
   private renew(): void {
     if (this.inFlight.size === 0) return;
-    renewLeases(this.options.db, this.id, this.options.now() + this.leaseMs).catch((error) =>
+    renewLeases(this.options.store.db, this.id, this.options.now() + this.leaseMs).catch((error) =>
       this.options.logger.error({ err: error }, "renewing evaluation leases failed"),
     );
   }

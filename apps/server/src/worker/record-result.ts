@@ -8,10 +8,10 @@
  * flush, not the model, would otherwise bound a worker with many rows in flight). It touches one run only, and
  * locks that run first, so transactions of several workers never wait on each other in a cycle.
  */
-import type { Kysely, Transaction } from "kysely";
+import type { Kysely } from "kysely";
 import type { IdGenerator } from "../ids.ts";
-import type { Dialect } from "../store/migrations.ts";
 import type { Database } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
 import { type ClaimedItem, claimRowsOfRun } from "./claims.ts";
 
 export type ResultValues = Pick<
@@ -25,8 +25,9 @@ export interface FinishedRow {
 }
 
 export interface RecordContext {
+  /** The store's handle, or the caller's transaction. */
   db: Kysely<Database>;
-  dialect: Dialect;
+  store: Store;
   owner: string;
   now: number;
   leaseMs: number;
@@ -40,9 +41,9 @@ export function recordAndClaim(
   finished: readonly FinishedRow[],
   claim: number,
 ): Promise<ClaimedItem[]> {
-  return context.db.transaction().execute(async (trx) => {
-    let lock = trx.selectFrom("evaluationRuns").select("id").where("id", "=", runId);
-    if (context.dialect === "postgres") lock = lock.forUpdate();
+  const { store } = context;
+  return store.transaction(context.db, async (trx) => {
+    const lock = store.sql.locks.forUpdate(trx.selectFrom("evaluationRuns").select("id").where("id", "=", runId));
     // A run deleted with its prompt meanwhile: its rows and results went with it, nothing is left to record.
     if (!(await lock.executeTakeFirst())) return [];
     for (const { item, result } of finished) {
@@ -55,7 +56,7 @@ export function recordAndClaim(
 }
 
 async function recordInTransaction(
-  trx: Transaction<Database>,
+  trx: Kysely<Database>,
   item: { runId: string; rowId: string },
   result: ResultValues,
   clock: { now: number; newId: IdGenerator },

@@ -69,8 +69,7 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
     const secrets = createSecretBox(configuredSecretKey(config, `${REPO_ROOT}/data`));
     await verifySecretKey(store.db, secrets);
     worker = new EvaluationWorker({
-      db: store.db,
-      dialect: store.dialect,
+      store,
       secrets,
       logger,
       now: Date.now,

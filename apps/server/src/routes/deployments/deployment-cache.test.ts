@@ -5,8 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { createApp } from "../../app.ts";
-import { createIdGenerator } from "../../ids.ts";
-import { revokeApiKey } from "../../services/admin/workspaces.ts";
+import { adminContext, revokeApiKey } from "../../services/admin/workspaces.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { deployed, keyId } from "./deployment-fixtures.ts";
 
@@ -91,7 +90,7 @@ describeEachStore("deployment reads from the read cache", (use) => {
     expect((await h.request("GET", byId, { key })).status).toBe(200);
     const cli = h.openAnother();
 
-    expect(await revokeApiKey({ db: cli.db, now: h.now, newId: createIdGenerator(h.now) }, keyId(key))).toBe(true);
+    expect(await revokeApiKey(adminContext(cli, h.now), keyId(key))).toBe(true);
     const reply = await h.request("GET", byId, { key });
 
     expect(reply.status).toBe(401);

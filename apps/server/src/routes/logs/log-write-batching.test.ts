@@ -228,8 +228,8 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
       // Releases the savepoint the batcher holds for it: the batch cannot go on, and alone the job fails.
       batcher.submit(async (db) => {
         await put("c-2")(db);
-        await sql`release savepoint job`.execute(db);
-        await sql`release savepoint job`.execute(db);
+        await sql`release savepoint nested`.execute(db);
+        await sql`release savepoint nested`.execute(db);
       }),
       batcher.submit(put("c-3")),
     ]);

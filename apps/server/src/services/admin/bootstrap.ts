@@ -28,7 +28,7 @@ export async function bootstrapIfEmpty(
   ctx: AdminContext,
   options: { presetKey?: { id: string; secretHash: string } } = {},
 ): Promise<BootstrapResult> {
-  return ctx.db.transaction().execute(async (trx) => {
+  return ctx.store.transaction(ctx.db, async (trx) => {
     const tx = { ...ctx, db: trx };
     await trx
       .insertInto("settings")

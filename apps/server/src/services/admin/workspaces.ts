@@ -4,14 +4,22 @@
  */
 import type { Kysely } from "kysely";
 import { issueKey } from "../../auth/api-keys.ts";
-import type { IdGenerator } from "../../ids.ts";
-import type { Database, Role } from "../../store/schema.ts";
+import type { Role } from "../../auth/roles.ts";
+import { createIdGenerator, type IdGenerator } from "../../ids.ts";
+import type { Database } from "../../store/schema.ts";
+import type { Store } from "../../store/store.ts";
 import { toJson } from "../json.ts";
 
 export interface AdminContext {
+  store: Store;
+  /** The store's handle, or a transaction's. */
   db: Kysely<Database>;
   now: () => number;
   newId: IdGenerator;
+}
+
+export function adminContext(store: Store, now: () => number = Date.now): AdminContext {
+  return { store, db: store.db, now, newId: createIdGenerator(now) };
 }
 
 export async function createWorkspace(ctx: AdminContext, name: string) {

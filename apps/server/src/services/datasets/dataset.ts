@@ -32,16 +32,15 @@ export function toDataset(row: Database["datasets"], columns: ColumnRow[]): Data
 /**
  * The dataset, if it is in the caller's workspace (404 otherwise) and the key may use its project (403).
  * `forUpdate` locks the dataset row until the transaction ends, so writes to one dataset (its columns, rows and
- * rowCount) are serialized on PostgreSQL; SQLite runs one transaction at a time anyway.
+ * rowCount) are serialized.
  */
 export async function requireDataset(ctx: ServiceContext, datasetId: string, options: { forUpdate?: boolean } = {}) {
-  let select = ctx.db
+  const select = ctx.db
     .selectFrom("datasets")
     .selectAll()
     .where("id", "=", datasetId)
     .where("workspaceId", "=", ctx.principal.workspaceId);
-  if (options.forUpdate && ctx.store.dialect === "postgres") select = select.forUpdate();
-  const dataset = await select.executeTakeFirst();
+  const dataset = await (options.forUpdate ? ctx.store.sql.locks.forUpdate(select) : select).executeTakeFirst();
   if (!dataset) throw notFound("Dataset");
   assertProjectAccess(ctx, dataset.projectId);
   return dataset;

@@ -11,7 +11,7 @@ import { type EvaluationRun, lockRun, requireRun, toEvaluationRun } from "./run.
 export function cancelEvaluation(ctx: ServiceContext, promptId: string, runId: string): Promise<EvaluationRun> {
   return inTransaction(ctx, async (tx) => {
     await requireRun(tx, promptId, runId);
-    const run = await lockRun(tx.db, tx.store.dialect, runId);
+    const run = await lockRun(tx, runId);
     if (!run) throw notFound("Evaluation run");
     if (run.status === "cancelling") return toEvaluationRun(run);
     if (run.status !== "queued" && run.status !== "running") {

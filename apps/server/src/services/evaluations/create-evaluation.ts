@@ -79,8 +79,7 @@ async function chooseEvaluator(ctx: ServiceContext, promptId: string, evaluatorI
   let select = ctx.db.selectFrom("evaluators").selectAll().where("promptId", "=", promptId);
   select =
     evaluatorId === undefined ? select.where("status", "=", "active").limit(2) : select.where("id", "=", evaluatorId);
-  if (ctx.store.dialect === "postgres") select = select.forUpdate();
-  const found = await select.execute();
+  const found = await ctx.store.sql.locks.forUpdate(select).execute();
   if (evaluatorId !== undefined) {
     if (!found[0]) throw notFound("Evaluator");
     return found[0];

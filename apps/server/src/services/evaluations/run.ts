@@ -3,9 +3,7 @@
  * API shape built from it, and the lookups every run-scoped operation starts with.
  */
 import type { schemas } from "@pharos/contract";
-import type { Kysely } from "kysely";
 import { notFound } from "../../errors.ts";
-import type { Dialect } from "../../store/migrations.ts";
 import type { Database, EvaluationRunStatus } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
@@ -70,14 +68,13 @@ export async function requireRun(ctx: ServiceContext, promptId: string, runId: s
 }
 
 /**
- * Reads the run and locks it until the transaction ends, before its status changes: on PostgreSQL a row lock
- * (claims take a shared one, so a status change and a claim never interleave); SQLite runs one write
- * transaction at a time.
+ * Reads the run and locks it until the transaction ends, before its status changes (claims take a shared
+ * lock, so a status change and a claim never interleave).
  */
-export async function lockRun(db: Kysely<Database>, dialect: Dialect, runId: string): Promise<RunRow | undefined> {
-  let select = db.selectFrom("evaluationRuns").selectAll().where("id", "=", runId);
-  if (dialect === "postgres") select = select.forUpdate();
-  return select.executeTakeFirst();
+export function lockRun(ctx: ServiceContext, runId: string): Promise<RunRow | undefined> {
+  return ctx.store.sql.locks
+    .forUpdate(ctx.db.selectFrom("evaluationRuns").selectAll().where("id", "=", runId))
+    .executeTakeFirst();
 }
 
 /** One unfinished run over the evaluator or dataset, if any: deleting either waits until its runs end. */

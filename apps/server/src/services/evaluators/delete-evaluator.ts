@@ -11,9 +11,9 @@ import { requireEvaluator } from "./lookups.ts";
 export function deleteEvaluator(ctx: ServiceContext, promptId: string, evaluatorId: string): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const evaluator = await requireEvaluator(tx, promptId, evaluatorId);
-    if (tx.store.dialect === "postgres") {
-      await tx.db.selectFrom("evaluators").select("id").where("id", "=", evaluator.id).forUpdate().execute();
-    }
+    await tx.store.sql.locks
+      .forUpdate(tx.db.selectFrom("evaluators").select("id").where("id", "=", evaluator.id))
+      .execute();
     const run = await findActiveRun(tx, "evaluatorId", evaluator.id);
     if (run) throw conflict(`Evaluation run ${run.id} of this evaluator is ${run.status}; cancel it first.`);
     await tx.db.deleteFrom("evaluators").where("id", "=", evaluator.id).execute();

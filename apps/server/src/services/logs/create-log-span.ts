@@ -69,7 +69,6 @@ export async function createLogSpan(ctx: ServiceContext, input: CreateLogSpanInp
     content,
   );
   const index = spanIndexRows(row, span);
-  const lockTrace = ctx.store.dialect === "postgres";
 
   try {
     await ctx.logWrites.submit(async (db) => {
@@ -78,7 +77,7 @@ export async function createLogSpan(ctx: ServiceContext, input: CreateLogSpanInp
         .select(["spanIds", "totalCost", "totalInputTokens", "totalOutputTokens"])
         .where("id", "=", traceId);
       // Another replica may add a span to the same trace: hold its row until the batch commits.
-      const trace = await (lockTrace ? select.forUpdate() : select).executeTakeFirst();
+      const trace = await ctx.store.sql.locks.forUpdate(select).executeTakeFirst();
       if (!trace) throw notFound("Trace");
       const spanIds = fromJson<string[]>(trace.spanIds);
       if (spanIds.length >= MAX_SPANS_PER_TRACE) {

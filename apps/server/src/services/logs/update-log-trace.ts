@@ -33,7 +33,7 @@ export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceI
         ? select.where("id", "=", traceId)
         : select.where("referenceId", "=", referenceId as string);
     // Another replica may change the same trace: hold its row until the batch commits.
-    const trace = await (ctx.store.dialect === "postgres" ? select.forUpdate() : select).executeTakeFirst();
+    const trace = await ctx.store.sql.locks.forUpdate(select).executeTakeFirst();
     if (!trace) throw notFound("Trace");
 
     const issues: ErrorDetail[] = [];

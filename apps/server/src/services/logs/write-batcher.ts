@@ -11,7 +11,7 @@
  * each: a job that fails (a 404 or 409 found at write time, or any error) is rolled back to its savepoint and
  * rejected alone; the other jobs of the batch go on and commit. When the merged inserts fail (a duplicate
  * referenceId), they are undone and each insert-only job runs alone in its savepoint, which tells whose it was.
- * A job that lost a deadlock with another replica is tried once more, alone, after the commit.
+ * A job that lost a deadlock with another replica is run again alone, after the commit.
  * If the transaction fails as a whole (its commit, a lost connection), nothing of it was stored and each
  * job is run again alone, in a transaction of its own.
  *
@@ -19,9 +19,10 @@
  * work that is expected to succeed. Batches run one at a time per process: SQLite has a single writer
  * anyway, and on PostgreSQL the jobs that queue up during one commit form the next batch.
  */
-import { type Insertable, type Kysely, sql } from "kysely";
+import type { Insertable, Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
-import { isTransientConflict, type Store } from "../../store/store.ts";
+import type { Store } from "../../store/store.ts";
+import { isTransientConflict } from "../../store/transactions.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
@@ -160,20 +161,20 @@ export class WriteBatcher {
     this.stats.transactions += 1;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, jobs.length);
     this.stats.sizes.set(jobs.length, (this.stats.sizes.get(jobs.length) ?? 0) + 1);
+    const inserting = jobs.flatMap((job, index) => (job.inserts ? [index] : []));
     let outcomes: Outcome[];
+    let merged = false;
     try {
-      outcomes = await this.inTransaction(async (trx) => {
+      outcomes = await this.store.transaction(this.store.db, async (trx) => {
         const results: (Outcome | undefined)[] = jobs.map(() => undefined);
-        const inserting = jobs.flatMap((job, index) => (job.inserts ? [index] : []));
+        merged = false;
         if (inserting.length > 1) {
-          const merged = mergeInserts(inserting.map((index) => jobs[index]?.inserts as Inserts));
-          if ((await this.inSavepoint(trx, () => this.insert(trx, merged))).ok) {
-            for (const index of inserting) results[index] = { ok: true, value: undefined };
-            this.stats.mergedJobs += inserting.length;
-          }
+          const rows = mergeInserts(inserting.map((index) => jobs[index]?.inserts as Inserts));
+          merged = (await this.inSavepoint(trx, (db) => this.insert(db, rows))).ok;
+          if (merged) for (const index of inserting) results[index] = { ok: true, value: undefined };
         }
         for (const [index, job] of jobs.entries()) {
-          results[index] ??= await this.inSavepoint(trx, () => job.work(trx));
+          results[index] ??= await this.inSavepoint(trx, job.work);
         }
         return results as Outcome[];
       });
@@ -184,6 +185,7 @@ export class WriteBatcher {
       for (const job of jobs) alone.push(await this.runAlone(job));
       return alone;
     }
+    if (merged) this.stats.mergedJobs += inserting.length;
     // A job that lost a deadlock with another replica's batch gets one more try, alone, after the commit.
     for (const [index, outcome] of outcomes.entries()) {
       if (!outcome.ok && isTransientConflict(outcome.error)) outcomes[index] = await this.runAlone(jobs[index] as Job);
@@ -191,25 +193,20 @@ export class WriteBatcher {
     return outcomes;
   }
 
-  /** Runs `work` in a savepoint of `trx`; undoes it alone when it fails. */
-  private async inSavepoint(trx: Kysely<Database>, work: () => Promise<unknown>): Promise<Outcome> {
-    await sql`savepoint job`.execute(trx);
+  /** Runs `work` in a savepoint of the batch's transaction: a job that fails is undone alone. */
+  private async inSavepoint(trx: Kysely<Database>, work: WriteWork<unknown>): Promise<Outcome> {
     try {
-      const value = await work();
-      await sql`release savepoint job`.execute(trx);
-      return { ok: true, value };
+      return { ok: true, value: await this.store.transaction(trx, work, { savepoint: true }) };
     } catch (error) {
-      // On PostgreSQL this also clears the transaction's failed state.
-      await sql`rollback to savepoint job`.execute(trx);
-      await sql`release savepoint job`.execute(trx);
       return { ok: false, error };
     }
   }
 
+  /** Runs the job in a transaction of its own (which runs it again should it lose a deadlock). */
   private async runAlone(job: Job): Promise<Outcome> {
     this.stats.transactions += 1;
     try {
-      return { ok: true, value: await this.inTransaction((trx) => job.work(trx)) };
+      return { ok: true, value: await this.store.transaction(this.store.db, job.work) };
     } catch (error) {
       return { ok: false, error };
     }
@@ -219,24 +216,6 @@ export class WriteBatcher {
     this.stats.jobs += 1;
     if (outcome.ok) job.resolve(outcome.value);
     else job.reject(outcome.error);
-  }
-
-  /**
-   * One transaction on one connection. SQLite takes the write lock at `begin immediate`, so a transaction
-   * that reads before it writes cannot fail to upgrade its lock when another process holds the file.
-   */
-  private inTransaction<T>(work: (trx: Kysely<Database>) => Promise<T>): Promise<T> {
-    return this.store.db.connection().execute(async (connection) => {
-      await sql.raw(this.store.dialect === "sqlite" ? "begin immediate" : "begin").execute(connection);
-      try {
-        const result = await work(connection);
-        await sql`commit`.execute(connection);
-        return result;
-      } catch (error) {
-        await sql`rollback`.execute(connection).catch(() => {});
-        throw error;
-      }
-    });
   }
 }
 
