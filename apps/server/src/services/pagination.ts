@@ -88,8 +88,14 @@ function after(
 }
 
 /**
+ * The page parameters and nothing else. A list verb passes what is left of its query once it has read its
+ * filters: a query parameter it does not read is left there, and fails to compile.
+ */
+type PageOnly<P> = P & Record<Exclude<keyof P, keyof PageQuery>, never>;
+
+/**
  * One page of `select` (rows of `table`, which has `id` and the keyset columns, `createdAt` unless `keyset`
- * says otherwise), ordered by `query.sort`'s direction (default descending) on every keyset column, then the
+ * says otherwise), ordered by `page.sort`'s direction (default descending) on every keyset column, then the
  * id, and cut by the keyset.
  */
 export async function paginate<
@@ -97,12 +103,15 @@ export async function paginate<
   TB extends keyof DB,
   Row extends { id: string } & { [C in K]: number },
   Item,
+  P extends PageQuery,
   K extends KeysetColumn = "createdAt",
 >(
   ctx: ServiceContext,
   options: {
     operation: string;
-    query: Record<string, unknown> & PageQuery;
+    /** Everything else that shapes the result: a cursor is valid only with the values it was issued for. */
+    filters: Record<string, unknown>;
+    page: PageOnly<P>;
     table: string;
     select: SelectQueryBuilder<DB, TB, Row>;
     toItem: (row: Row) => Item;
@@ -110,15 +119,15 @@ export async function paginate<
     keyset?: K | readonly K[];
   },
 ): Promise<Page<Item>> {
-  const { query, table } = options;
+  const { page, table } = options;
   const keyset = options.keyset ?? "createdAt";
   const columns: readonly KeysetColumn[] = typeof keyset === "string" ? [keyset] : keyset;
-  const limit = query.limit ?? 50;
-  const direction = query.sort?.endsWith(":asc") ? "asc" : "desc";
-  const hash = queryHash(options.operation, query);
+  const limit = page.limit ?? 50;
+  const direction = page.sort?.endsWith(":asc") ? "asc" : "desc";
+  const hash = queryHash(options.operation, { ...options.filters, sort: page.sort });
   let select = options.select;
-  if (query.cursor !== undefined) {
-    const position = decodeCursor(ctx.cursorSecret, hash, query.cursor, columns.length);
+  if (page.cursor !== undefined) {
+    const position = decodeCursor(ctx.cursorSecret, hash, page.cursor, columns.length);
     select = select.where(after(table, columns, position, direction));
   }
   const order = sql.raw(direction);

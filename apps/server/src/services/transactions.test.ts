@@ -34,7 +34,7 @@ describeEachStore("service verbs in one transaction", (use) => {
   const newDataset = (tx: ServiceContext, title: string) =>
     createDataset(tx, { projectId: use().projectId, title, columns: [{ name: "q", type: "static" }] });
   const addRow = (tx: ServiceContext, datasetId: string, values: Record<string, unknown>) =>
-    createDatasetRows(tx, datasetId, { rows: [{ values: values as never }] }, "columnName");
+    createDatasetRows(tx, { datasetId }, { valuesBy: "columnName" }, { rows: [{ values: values as never }] });
 
   it("commit together: a dataset and its rows, each created by its own verb", async () => {
     const h = use();

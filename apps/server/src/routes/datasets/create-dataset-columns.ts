@@ -2,6 +2,6 @@ import { createDatasetColumns } from "../../services/datasets/create-dataset-col
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("createDatasetColumns", async (c) => {
-  const columns = await createDatasetColumns(c.var.ctx, c.req.valid("param").datasetId, c.req.valid("json"));
+  const columns = await createDatasetColumns(c.var.ctx, c.req.valid("param"), c.req.valid("json"));
   return c.json({ columns }, 201);
 });

@@ -2,11 +2,6 @@ import { createDatasetRows } from "../../services/datasets/create-dataset-rows.t
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("createDatasetRows", async (c) => {
-  const rows = await createDatasetRows(
-    c.var.ctx,
-    c.req.valid("param").datasetId,
-    c.req.valid("json"),
-    c.req.valid("query").valuesBy,
-  );
+  const rows = await createDatasetRows(c.var.ctx, c.req.valid("param"), c.req.valid("query"), c.req.valid("json"));
   return c.json({ rows }, 201);
 });

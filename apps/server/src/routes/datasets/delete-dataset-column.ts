@@ -2,7 +2,6 @@ import { deleteDatasetColumn } from "../../services/datasets/delete-dataset-colu
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("deleteDatasetColumn", async (c) => {
-  const { datasetId, columnId } = c.req.valid("param");
-  await deleteDatasetColumn(c.var.ctx, datasetId, columnId);
+  await deleteDatasetColumn(c.var.ctx, c.req.valid("param"));
   return c.body(null, 204);
 });

@@ -2,6 +2,5 @@ import { updateDatasetColumn } from "../../services/datasets/update-dataset-colu
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("updateDatasetColumn", async (c) => {
-  const { datasetId, columnId } = c.req.valid("param");
-  return c.json(await updateDatasetColumn(c.var.ctx, datasetId, columnId, c.req.valid("json")), 200);
+  return c.json(await updateDatasetColumn(c.var.ctx, c.req.valid("param"), c.req.valid("json")), 200);
 });

@@ -2,5 +2,5 @@ import { createDeployment } from "../../services/deployments/create-deployment.t
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("createDeployment", async (c) =>
-  c.json(await createDeployment(c.var.ctx, c.req.valid("param").promptId, c.req.valid("json")), 201),
+  c.json(await createDeployment(c.var.ctx, c.req.valid("param"), c.req.valid("json")), 201),
 );

@@ -2,5 +2,5 @@ import { createEvaluation } from "../../services/evaluations/create-evaluation.t
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("createEvaluation", async (c) =>
-  c.json(await createEvaluation(c.var.ctx, c.req.valid("param").promptId, c.req.valid("json")), 202),
+  c.json(await createEvaluation(c.var.ctx, c.req.valid("param"), c.req.valid("json")), 202),
 );

@@ -2,7 +2,6 @@ import { listEvaluationResults } from "../../services/evaluations/list-evaluatio
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("listEvaluationResults", async (c) => {
-  const { promptId, evaluationId } = c.req.valid("param");
-  const { items, pagination } = await listEvaluationResults(c.var.ctx, promptId, evaluationId, c.req.valid("query"));
+  const { items, pagination } = await listEvaluationResults(c.var.ctx, c.req.valid("param"), c.req.valid("query"));
   return c.json({ results: items, pagination }, 200);
 });

@@ -2,5 +2,5 @@ import { createDeploymentEnvironment } from "../../services/deployment-environme
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("createDeploymentEnvironment", async (c) =>
-  c.json(await createDeploymentEnvironment(c.var.ctx, c.req.valid("param").projectId, c.req.valid("json")), 201),
+  c.json(await createDeploymentEnvironment(c.var.ctx, c.req.valid("param"), c.req.valid("json")), 201),
 );

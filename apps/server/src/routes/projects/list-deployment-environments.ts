@@ -2,10 +2,6 @@ import { listDeploymentEnvironments } from "../../services/deployment-environmen
 import { defineRoute } from "../define-route.ts";
 
 export default defineRoute("listDeploymentEnvironments", async (c) => {
-  const { items, pagination } = await listDeploymentEnvironments(
-    c.var.ctx,
-    c.req.valid("param").projectId,
-    c.req.valid("query"),
-  );
+  const { items, pagination } = await listDeploymentEnvironments(c.var.ctx, c.req.valid("param"), c.req.valid("query"));
   return c.json({ deploymentEnvironments: items, pagination }, 200);
 });

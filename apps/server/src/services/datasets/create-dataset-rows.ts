@@ -1,18 +1,10 @@
-import type { schemas } from "@pharos/contract";
 import type { ErrorDetail } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import type { BodyOf, PathOf, QueryOf, Unread } from "../operation-input.ts";
 import { loadColumns } from "./column.ts";
 import { requireDataset } from "./dataset.ts";
-import {
-  assertNoProblems,
-  columnKeyResolver,
-  type DatasetRow,
-  mergeCells,
-  resolveValues,
-  toRow,
-  type ValuesBy,
-} from "./row.ts";
+import { assertNoProblems, columnKeyResolver, type DatasetRow, mergeCells, resolveValues, toRow } from "./row.ts";
 
 /**
  * Adds rows all or none, in request order: every key is checked before anything is written, and the rows and
@@ -21,16 +13,20 @@ import {
  */
 export function createDatasetRows(
   ctx: ServiceContext,
-  datasetId: string,
-  input: schemas.CreateDatasetRowsRequest,
-  valuesBy: ValuesBy | undefined,
+  { datasetId }: PathOf<"createDatasetRows">,
+  query: QueryOf<"createDatasetRows">,
+  body: BodyOf<"createDatasetRows">,
 ): Promise<DatasetRow[]> {
+  const { valuesBy, ...unreadQuery } = query;
+  unreadQuery satisfies Unread;
+  const { rows: inputRows, ...unread } = body;
+  unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
     const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
     const columns = await loadColumns(tx, dataset.id);
     const resolve = columnKeyResolver(columns, valuesBy);
     const problems: ErrorDetail[] = [];
-    const cellsOfRows = input.rows.map((row, index) => {
+    const cellsOfRows = inputRows.map((row, index) => {
       const resolved = resolveValues(row.values, resolve, `rows.${index}.values`, valuesBy);
       problems.push(...resolved.problems);
       return resolved.cells;

@@ -1,22 +1,24 @@
-import type { schemas } from "@pharos/contract";
 import { requireProject } from "../access.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
 import { insertColumns, prepareColumns } from "./column.ts";
 import { type Dataset, DEFAULT_DATASET_ICON, toDataset } from "./dataset.ts";
 
 /** A new dataset (no rows) with its initial columns, all in one transaction. */
-export function createDataset(ctx: ServiceContext, input: schemas.CreateDatasetRequest): Promise<Dataset> {
+export function createDataset(ctx: ServiceContext, body: BodyOf<"createDataset">): Promise<Dataset> {
+  const { projectId, title, description, icon, columns: initial, ...unread } = body;
+  unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
-    await requireProject(tx, input.projectId);
+    await requireProject(tx, projectId);
     const now = tx.now();
     const dataset = {
       id: tx.newId("dataset"),
       workspaceId: tx.principal.workspaceId,
-      projectId: input.projectId,
-      title: input.title,
-      icon: toJson(input.icon ?? DEFAULT_DATASET_ICON),
-      description: input.description ?? "",
+      projectId,
+      title,
+      icon: toJson(icon ?? DEFAULT_DATASET_ICON),
+      description: description ?? "",
       rowCount: 0,
       createdAt: now,
       updatedAt: now,
@@ -25,7 +27,7 @@ export function createDataset(ctx: ServiceContext, input: schemas.CreateDatasetR
       datasetId: dataset.id,
       projectId: dataset.projectId,
       existing: [],
-      inputs: input.columns ?? [],
+      inputs: initial ?? [],
       now,
     });
     await tx.db.insertInto("datasets").values(dataset).execute();

@@ -2,6 +2,7 @@ import { sql } from "kysely";
 import { notFound } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import type { PathOf } from "../operation-input.ts";
 import { requireDataset, touchDataset } from "./dataset.ts";
 import type { StoredValues } from "./row.ts";
 
@@ -10,7 +11,10 @@ import type { StoredValues } from "./row.ts";
  * database's JSON functions, so rows do not travel to the server, except the few rows whose text those
  * functions cannot read (PostgreSQL's refuse an escaped NUL): those are rewritten here.
  */
-export function deleteDatasetColumn(ctx: ServiceContext, datasetId: string, columnId: string): Promise<void> {
+export function deleteDatasetColumn(
+  ctx: ServiceContext,
+  { datasetId, columnId }: PathOf<"deleteDatasetColumn">,
+): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
     const deleted = await tx.db

@@ -1,9 +1,10 @@
 import { notFound } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
+import type { PathOf } from "../operation-input.ts";
 import { requireDataset } from "./dataset.ts";
 
 /** Deletes the row; rowCount drops by one in the same transaction. */
-export function deleteDatasetRow(ctx: ServiceContext, datasetId: string, rowId: string): Promise<void> {
+export function deleteDatasetRow(ctx: ServiceContext, { datasetId, rowId }: PathOf<"deleteDatasetRow">): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
     const deleted = await tx.db

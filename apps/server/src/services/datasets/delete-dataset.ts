@@ -1,6 +1,7 @@
 import { conflict } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { findActiveRun } from "../evaluations/run.ts";
+import type { PathOf } from "../operation-input.ts";
 import { requireDataset } from "./dataset.ts";
 
 /**
@@ -8,7 +9,7 @@ import { requireDataset } from "./dataset.ts";
  * unfinished evaluation run over it, keeps it (409): the dataset row is locked first, so an evaluator or run
  * created meanwhile is either seen here or fails. Finished runs keep their copy of the rows.
  */
-export function deleteDataset(ctx: ServiceContext, datasetId: string): Promise<void> {
+export function deleteDataset(ctx: ServiceContext, { datasetId }: PathOf<"deleteDataset">): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
     const evaluator = await tx.db

@@ -1,16 +1,11 @@
 import { invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { PathOf, QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { type ColumnRow, loadColumns } from "./column.ts";
 import { requireDataset } from "./dataset.ts";
 import { toRow } from "./row.ts";
-
-export interface ListDatasetRowsInput extends PageQuery {
-  columns?: string;
-  createdAfter?: number;
-  createdBefore?: number;
-}
 
 const MAX_SELECTED_COLUMNS = 100;
 
@@ -33,17 +28,23 @@ function selectColumns(columns: ColumnRow[], selection: string | undefined): str
 }
 
 /** One page of rows, cells keyed by column id (every column, or those `columns` selects). */
-export async function listDatasetRows(ctx: ServiceContext, datasetId: string, input: ListDatasetRowsInput) {
+export async function listDatasetRows(
+  ctx: ServiceContext,
+  { datasetId }: PathOf<"listDatasetRows">,
+  query: QueryOf<"listDatasetRows">,
+) {
+  const { columns, createdAfter, createdBefore, ...page } = query;
   const dataset = await requireDataset(ctx, datasetId);
-  const columnIds = selectColumns(await loadColumns(ctx, dataset.id), input.columns);
+  const columnIds = selectColumns(await loadColumns(ctx, dataset.id), columns);
   const select = ctx.db
     .selectFrom("datasetRows")
     .selectAll()
     .where("datasetId", "=", dataset.id)
-    .where(createdWithin("datasetRows", input));
+    .where(createdWithin("datasetRows", { createdAfter, createdBefore }));
   return paginate(ctx, {
     operation: "listDatasetRows",
-    query: { ...input, datasetId: dataset.id },
+    filters: { datasetId: dataset.id, columns, createdAfter, createdBefore },
+    page,
     table: "datasetRows",
     select,
     toItem: (row) => toRow(row, columnIds),

@@ -1,26 +1,23 @@
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { toDatasetSummary } from "./dataset.ts";
 
-export interface ListDatasetsInput extends PageQuery {
-  projectId: string;
-  createdAfter?: number;
-  createdBefore?: number;
-}
-
 /** The project's datasets, without their columns. */
-export async function listDatasets(ctx: ServiceContext, input: ListDatasetsInput) {
-  await requireProject(ctx, input.projectId);
+export async function listDatasets(ctx: ServiceContext, query: QueryOf<"listDatasets">) {
+  const { projectId, createdAfter, createdBefore, ...page } = query;
+  await requireProject(ctx, projectId);
   const select = ctx.db
     .selectFrom("datasets")
     .selectAll()
-    .where("projectId", "=", input.projectId)
-    .where(createdWithin("datasets", input));
+    .where("projectId", "=", projectId)
+    .where(createdWithin("datasets", { createdAfter, createdBefore }));
   return paginate(ctx, {
     operation: "listDatasets",
-    query: { ...input },
+    filters: { projectId, createdAfter, createdBefore },
+    page,
     table: "datasets",
     select,
     toItem: toDatasetSummary,

@@ -7,11 +7,13 @@ import { type ErrorDetail, notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
+import type { QueryOf } from "../operation-input.ts";
 import { type ColumnRow, validationError } from "./column.ts";
 
 export type DatasetRow = schemas.DatasetRow;
 export type CellValue = schemas.DatasetCellValue;
-export type ValuesBy = "columnName" | "columnId";
+/** How row values are keyed (the `valuesBy` query parameter of row writes). */
+export type ValuesBy = NonNullable<QueryOf<"createDatasetRows">["valuesBy"]>;
 export type StoredValues = Record<string, Exclude<CellValue, null>>;
 
 /** The row as returned: every given column present (in that order), `null` for an empty cell. */

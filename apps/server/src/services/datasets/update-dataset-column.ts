@@ -1,6 +1,6 @@
-import type { schemas } from "@pharos/contract";
 import { conflict, invalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import {
   type DatasetColumn,
   requireColumn,
@@ -16,14 +16,14 @@ import { requireDataset, touchDataset } from "./dataset.ts";
 /** Renames a column or replaces its settings (of its own type: the type never changes); cells are kept. */
 export function updateDatasetColumn(
   ctx: ServiceContext,
-  datasetId: string,
-  columnId: string,
-  input: schemas.UpdateDatasetColumnRequest,
+  { datasetId, columnId }: PathOf<"updateDatasetColumn">,
+  body: BodyOf<"updateDatasetColumn">,
 ): Promise<DatasetColumn> {
+  const { settings, name, ...unread } = body;
+  unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
     const dataset = await requireDataset(tx, datasetId, { forUpdate: true });
     const column = await requireColumn(tx, dataset.id, columnId);
-    const { settings, name } = input;
     if (settings !== undefined) {
       const shape = settingsType(settings);
       if (shape !== column.type) {

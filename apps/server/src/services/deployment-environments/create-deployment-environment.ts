@@ -1,22 +1,24 @@
-import type { schemas } from "@pharos/contract";
 import { conflict } from "../../errors.ts";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { type DeploymentEnvironment, toDeploymentEnvironment } from "./deployment-environment.ts";
 
 export async function createDeploymentEnvironment(
   ctx: ServiceContext,
-  projectId: string,
-  input: schemas.CreateDeploymentEnvironmentRequest,
+  { projectId }: PathOf<"createDeploymentEnvironment">,
+  body: BodyOf<"createDeploymentEnvironment">,
 ): Promise<DeploymentEnvironment> {
+  const { name, ...unread } = body;
+  unread satisfies Unread;
   await requireProject(ctx, projectId);
   const now = ctx.now();
   const row = {
     id: ctx.newId("environment"),
     workspaceId: ctx.principal.workspaceId,
     projectId,
-    name: input.name,
-    nameKey: input.name.toLowerCase(),
+    name,
+    nameKey: name.toLowerCase(),
     createdAt: now,
     updatedAt: now,
   };
@@ -24,7 +26,7 @@ export async function createDeploymentEnvironment(
     await ctx.db.insertInto("deploymentEnvironments").values(row).execute();
   } catch (error) {
     if (ctx.store.isUniqueViolation(error)) {
-      throw conflict(`The project already has a deployment environment named "${input.name}".`);
+      throw conflict(`The project already has a deployment environment named "${name}".`);
     }
     throw error;
   }

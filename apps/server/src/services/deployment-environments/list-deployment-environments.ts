@@ -1,28 +1,26 @@
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { PathOf, QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { toDeploymentEnvironment } from "./deployment-environment.ts";
-
-export interface ListDeploymentEnvironmentsInput extends PageQuery {
-  createdAfter?: number;
-  createdBefore?: number;
-}
 
 export async function listDeploymentEnvironments(
   ctx: ServiceContext,
-  projectId: string,
-  input: ListDeploymentEnvironmentsInput,
+  { projectId }: PathOf<"listDeploymentEnvironments">,
+  query: QueryOf<"listDeploymentEnvironments">,
 ) {
+  const { createdAfter, createdBefore, ...page } = query;
   await requireProject(ctx, projectId);
   const select = ctx.db
     .selectFrom("deploymentEnvironments")
     .selectAll()
     .where("projectId", "=", projectId)
-    .where(createdWithin("deploymentEnvironments", input));
+    .where(createdWithin("deploymentEnvironments", { createdAfter, createdBefore }));
   return paginate(ctx, {
     operation: "listDeploymentEnvironments",
-    query: { ...input, projectId },
+    filters: { projectId, createdAfter, createdBefore },
+    page,
     table: "deploymentEnvironments",
     select,
     toItem: toDeploymentEnvironment,

@@ -1,6 +1,6 @@
-import type { schemas } from "@pharos/contract";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
 import { type Deployment, snapshotOf, toDeployment } from "./deployment.ts";
 import { requireEnvironmentOfProject } from "./environment.ts";
@@ -11,12 +11,14 @@ import { requireEnvironmentOfProject } from "./environment.ts";
  */
 export function createDeployment(
   ctx: ServiceContext,
-  promptId: string,
-  input: schemas.CreateDeploymentRequest,
+  { promptId }: PathOf<"createDeployment">,
+  body: BodyOf<"createDeployment">,
 ): Promise<Deployment> {
+  const { deploymentEnvironmentId, ...unread } = body;
+  unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
     const prompt = await requirePrompt(tx, promptId);
-    const environment = await requireEnvironmentOfProject(tx, prompt.projectId, input.deploymentEnvironmentId);
+    const environment = await requireEnvironmentOfProject(tx, prompt.projectId, deploymentEnvironmentId);
     const row = {
       id: tx.newId("deployment"),
       workspaceId: prompt.workspaceId,

@@ -1,16 +1,13 @@
 import { invalid, notFound } from "../../errors.ts";
 import { assertProjectAccess } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
+import type { QueryOf, Unread } from "../operation-input.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { type Deployment, toDeployment } from "./deployment.ts";
 import { requireEnvironmentOfProject } from "./environment.ts";
 
-export interface GetDeploymentInput {
-  promptId: string;
-  /** A deployment id, or `latest` / `current` (synonyms). */
-  deploymentId: string;
-  deploymentEnvironmentId?: string;
-}
+/** What identifies the deployment: `deploymentId` is an id, or `latest` / `current` (synonyms). */
+type DeploymentQuery = QueryOf<"getDeployment">;
 
 const isLatest = (deploymentId: string) => deploymentId === "latest" || deploymentId === "current";
 
@@ -19,7 +16,10 @@ const isLatest = (deploymentId: string) => deploymentId === "latest" || deployme
  * recently created deployment of the prompt in `deploymentEnvironmentId`. Applications poll it, so a found
  * deployment is served from the read cache until the prompt, its deployments or environments change.
  */
-export async function getDeployment(ctx: ServiceContext, input: GetDeploymentInput): Promise<Deployment> {
+export async function getDeployment(ctx: ServiceContext, query: DeploymentQuery): Promise<Deployment> {
+  const { promptId, deploymentId, deploymentEnvironmentId, ...unread } = query;
+  unread satisfies Unread;
+  const input = { promptId, deploymentId, deploymentEnvironmentId };
   const latest = isLatest(input.deploymentId);
   if (latest && input.deploymentEnvironmentId === undefined) {
     throw invalid(
@@ -38,7 +38,7 @@ export async function getDeployment(ctx: ServiceContext, input: GetDeploymentInp
   return found.deployment;
 }
 
-async function readDeployment(ctx: ServiceContext, input: GetDeploymentInput, latest: boolean): Promise<Deployment> {
+async function readDeployment(ctx: ServiceContext, input: DeploymentQuery, latest: boolean): Promise<Deployment> {
   const prompt = await requirePrompt(ctx, input.promptId);
   let select = ctx.db.selectFrom("deployments").selectAll().where("promptId", "=", prompt.id);
   if (latest) {

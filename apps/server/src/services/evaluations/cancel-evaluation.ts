@@ -1,5 +1,6 @@
 import { conflict, notFound } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
+import type { PathOf } from "../operation-input.ts";
 import { type EvaluationRun, lockRun, requireRun, toEvaluationRun } from "./run.ts";
 
 /**
@@ -8,7 +9,10 @@ import { type EvaluationRun, lockRun, requireRun, toEvaluationRun } from "./run.
  * cancelling stays as it is; a finished run is 409. The run is locked, so no claim slips in between the check
  * and the change.
  */
-export function cancelEvaluation(ctx: ServiceContext, promptId: string, runId: string): Promise<EvaluationRun> {
+export function cancelEvaluation(
+  ctx: ServiceContext,
+  { promptId, evaluationId: runId }: PathOf<"cancelEvaluation">,
+): Promise<EvaluationRun> {
   return inTransaction(ctx, async (tx) => {
     await requireRun(tx, promptId, runId);
     const run = await lockRun(tx, runId);

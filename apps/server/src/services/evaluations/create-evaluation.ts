@@ -1,4 +1,3 @@
-import type { schemas } from "@pharos/contract";
 import { sql } from "kysely";
 import { conflict, invalid, notFound } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
@@ -6,6 +5,7 @@ import { loadColumns } from "../datasets/column.ts";
 import type { PromptSnapshot } from "../deployments/deployment.ts";
 import { requireDatasetOfProject } from "../evaluators/lookups.ts";
 import { fromJson, toJson } from "../json.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
 import { type EvaluationRun, type RunPromptVersion, type RunRow, toEvaluationRun } from "./run.ts";
 
@@ -15,26 +15,26 @@ import { type EvaluationRun, type RunPromptVersion, type RunRow, toEvaluationRun
  */
 export async function createEvaluation(
   ctx: ServiceContext,
-  promptId: string,
-  input: schemas.CreateEvaluationRequest,
+  { promptId }: PathOf<"createEvaluation">,
+  body: BodyOf<"createEvaluation">,
 ): Promise<EvaluationRun> {
-  const run = await inTransaction(ctx, (tx) => insertRun(tx, promptId, input));
+  const run = await inTransaction(ctx, (tx) => insertRun(tx, promptId, body));
   ctx.wakeWorkers();
   return run;
 }
 
-async function insertRun(ctx: ServiceContext, promptId: string, input: schemas.CreateEvaluationRequest) {
+async function insertRun(ctx: ServiceContext, promptId: string, body: BodyOf<"createEvaluation">) {
+  const { evaluatorId, datasetId, deploymentId, ...unread } = body;
+  unread satisfies Unread;
   const prompt = await requirePrompt(ctx, promptId);
-  const evaluator = await chooseEvaluator(ctx, prompt.id, input.evaluatorId);
+  const evaluator = await chooseEvaluator(ctx, prompt.id, evaluatorId);
   if (evaluator.status === "archived") {
     throw conflict(`Evaluator ${evaluator.id} is archived; make it active again or choose another evaluator.`);
   }
   // Locked like every write to the dataset, so the columns and rows copied below are one consistent state.
-  const dataset = await requireDatasetOfProject(ctx, input.datasetId ?? evaluator.datasetId, prompt.projectId);
+  const dataset = await requireDatasetOfProject(ctx, datasetId ?? evaluator.datasetId, prompt.projectId);
   const version =
-    input.deploymentId === undefined
-      ? draftVersion(prompt.draft)
-      : await deploymentVersion(ctx, prompt.id, input.deploymentId);
+    deploymentId === undefined ? draftVersion(prompt.draft) : await deploymentVersion(ctx, prompt.id, deploymentId);
   const columns = await loadColumns(ctx, dataset.id);
   const now = ctx.now();
   const row: RunRow = {
@@ -44,7 +44,7 @@ async function insertRun(ctx: ServiceContext, promptId: string, input: schemas.C
     promptId: prompt.id,
     evaluatorId: evaluator.id,
     datasetId: dataset.id,
-    deploymentId: input.deploymentId ?? null,
+    deploymentId: deploymentId ?? null,
     status: "queued",
     promptVersion: toJson(version),
     evaluatorConfig: evaluator.config,

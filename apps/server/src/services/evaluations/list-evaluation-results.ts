@@ -3,16 +3,11 @@ import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { loadColumns } from "../datasets/column.ts";
 import { toRow } from "../datasets/row.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { PathOf, QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { requireRun } from "./run.ts";
 
 export type EvaluationResult = schemas.EvaluationResult;
-
-export interface ListEvaluationResultsInput extends PageQuery {
-  grade?: EvaluationResult["grade"];
-  expand?: "row";
-  sort?: "createdAt:asc" | "createdAt:desc" | "score:asc" | "score:desc";
-}
 
 function toEvaluationResult(row: Database["evaluationResults"]): EvaluationResult {
   return {
@@ -36,23 +31,24 @@ function toEvaluationResult(row: Database["evaluationResults"]): EvaluationResul
  */
 export async function listEvaluationResults(
   ctx: ServiceContext,
-  promptId: string,
-  runId: string,
-  input: ListEvaluationResultsInput,
+  { promptId, evaluationId: runId }: PathOf<"listEvaluationResults">,
+  query: QueryOf<"listEvaluationResults">,
 ) {
+  const { grade, expand, ...page } = query;
   const run = await requireRun(ctx, promptId, runId);
   let select = ctx.db.selectFrom("evaluationResults").selectAll().where("runId", "=", run.id);
-  if (input.grade !== undefined) select = select.where("grade", "=", input.grade);
-  const page = await paginate(ctx, {
+  if (grade !== undefined) select = select.where("grade", "=", grade);
+  const results = await paginate(ctx, {
     operation: "listEvaluationResults",
-    query: { ...input, promptId, runId },
+    filters: { promptId, runId, grade, expand },
+    page,
     table: "evaluationResults",
     select,
     toItem: toEvaluationResult,
-    keyset: input.sort?.startsWith("score:") ? (["score", "createdAt"] as const) : "createdAt",
+    keyset: page.sort?.startsWith("score:") ? (["score", "createdAt"] as const) : "createdAt",
   });
-  if (input.expand !== "row") return page;
-  return { ...page, items: await withRows(ctx, run.datasetId, page.items) };
+  if (expand !== "row") return results;
+  return { ...results, items: await withRows(ctx, run.datasetId, results.items) };
 }
 
 /**

@@ -1,7 +1,7 @@
-import type { schemas } from "@pharos/contract";
 import { invalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { type Evaluator, toEvaluator } from "./evaluator.ts";
 import { normalizeEvaluatorConfig } from "./evaluator-config.ts";
@@ -9,17 +9,19 @@ import { requireDatasetOfProject, requireJudgeProvider } from "./lookups.ts";
 
 export function createEvaluator(
   ctx: ServiceContext,
-  promptId: string,
-  input: schemas.CreateEvaluatorRequest,
+  { promptId }: PathOf<"createEvaluator">,
+  body: BodyOf<"createEvaluator">,
 ): Promise<Evaluator> {
-  return inTransaction(ctx, (tx) => insertEvaluator(tx, promptId, input));
+  return inTransaction(ctx, (tx) => insertEvaluator(tx, promptId, body));
 }
 
-async function insertEvaluator(ctx: ServiceContext, promptId: string, input: schemas.CreateEvaluatorRequest) {
+async function insertEvaluator(ctx: ServiceContext, promptId: string, body: BodyOf<"createEvaluator">) {
+  const { projectId, datasetId, title, config: requested, ...unread } = body;
+  unread satisfies Unread;
   const prompt = await requirePrompt(ctx, promptId);
-  if (input.projectId !== prompt.projectId) throw invalid("projectId", "must be the prompt's project");
-  await requireDatasetOfProject(ctx, input.datasetId, prompt.projectId);
-  const config = normalizeEvaluatorConfig(input.config);
+  if (projectId !== prompt.projectId) throw invalid("projectId", "must be the prompt's project");
+  await requireDatasetOfProject(ctx, datasetId, prompt.projectId);
+  const config = normalizeEvaluatorConfig(requested);
   await requireJudgeProvider(ctx, config);
   const now = ctx.now();
   const row = {
@@ -27,8 +29,8 @@ async function insertEvaluator(ctx: ServiceContext, promptId: string, input: sch
     workspaceId: ctx.principal.workspaceId,
     projectId: prompt.projectId,
     promptId: prompt.id,
-    datasetId: input.datasetId,
-    title: input.title,
+    datasetId,
+    title,
     config: toJson(config),
     status: "active" as const,
     createdAt: now,

@@ -1,6 +1,7 @@
 import { conflict } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { findActiveRun } from "../evaluations/run.ts";
+import type { PathOf } from "../operation-input.ts";
 import { requireEvaluator } from "./lookups.ts";
 
 /**
@@ -8,7 +9,10 @@ import { requireEvaluator } from "./lookups.ts";
  * its runs is unfinished. The evaluator row is locked first, as createEvaluation locks it, so a run created
  * meanwhile is either seen here or finds the evaluator gone.
  */
-export function deleteEvaluator(ctx: ServiceContext, promptId: string, evaluatorId: string): Promise<void> {
+export function deleteEvaluator(
+  ctx: ServiceContext,
+  { promptId, evaluatorId }: PathOf<"deleteEvaluator">,
+): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const evaluator = await requireEvaluator(tx, promptId, evaluatorId);
     await tx.store.sql.locks

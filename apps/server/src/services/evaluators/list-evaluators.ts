@@ -1,26 +1,27 @@
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { PathOf, QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { toEvaluatorSummary } from "./evaluator.ts";
 
-export interface ListEvaluatorsInput extends PageQuery {
-  status?: "active" | "archived";
-  createdAfter?: number;
-  createdBefore?: number;
-}
-
-export async function listEvaluators(ctx: ServiceContext, promptId: string, input: ListEvaluatorsInput) {
+export async function listEvaluators(
+  ctx: ServiceContext,
+  { promptId }: PathOf<"listEvaluators">,
+  query: QueryOf<"listEvaluators">,
+) {
+  const { status, createdAfter, createdBefore, ...page } = query;
   const prompt = await requirePrompt(ctx, promptId);
   let select = ctx.db
     .selectFrom("evaluators")
     .selectAll()
     .where("promptId", "=", prompt.id)
-    .where(createdWithin("evaluators", input));
-  if (input.status) select = select.where("status", "=", input.status);
+    .where(createdWithin("evaluators", { createdAfter, createdBefore }));
+  if (status) select = select.where("status", "=", status);
   return paginate(ctx, {
     operation: "listEvaluators",
-    query: { ...input, promptId },
+    filters: { promptId, status, createdAfter, createdBefore },
+    page,
     table: "evaluators",
     select,
     toItem: toEvaluatorSummary,

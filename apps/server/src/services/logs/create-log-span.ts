@@ -2,11 +2,11 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
 import { contentTooLarge, failIfInvalid, resolveWriteTarget } from "./write-checks.ts";
 
-export type CreateLogSpanInput = schemas.CreateLogSpanRequest;
 export type CreateLogSpanResult = schemas.CreateLogSpanResponse;
 
 /**
@@ -38,8 +38,9 @@ async function findTrace(
  * attribute and tag rows, and the trace's aggregates (span ids, totals) change together; answers once
  * committed.
  */
-export async function createLogSpan(ctx: ServiceContext, input: CreateLogSpanInput): Promise<CreateLogSpanResult> {
-  const { span } = input;
+export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLogSpan">): Promise<CreateLogSpanResult> {
+  const { projectId: requestedProjectId, span, ...unread } = body;
+  unread satisfies Unread;
   const issues: ErrorDetail[] = [];
   // 1. The trace is named by traceId or traceReferenceId.
   const named = span.traceId !== undefined || span.traceReferenceId !== undefined;
@@ -50,7 +51,7 @@ export async function createLogSpan(ctx: ServiceContext, input: CreateLogSpanInp
   }
   const content = checkContent(span.content, "span.content", issues);
 
-  const target = await resolveWriteTarget(ctx, input.projectId, [
+  const target = await resolveWriteTarget(ctx, requestedProjectId, [
     { field: "span", promptId: span.promptId, deploymentId: span.deploymentId },
   ]);
   const traceId =

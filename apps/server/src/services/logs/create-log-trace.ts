@@ -2,6 +2,7 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   type AttributeRow,
   attributeRows,
@@ -17,13 +18,14 @@ import {
 import { type CheckedContent, checkContent } from "./span-content.ts";
 import { contentTooLarge, failIfInvalid, resolveWriteTarget } from "./write-checks.ts";
 
-export type CreateLogTraceInput = schemas.CreateLogTraceRequest;
 export type CreateLogTraceResult = schemas.CreateLogTraceResponse;
 
 /** The six rules of createLogTrace, each breach one detail. */
-function checkTraceRules(input: CreateLogTraceInput, issues: ErrorDetail[]): void {
-  const { trace } = input;
-  const spans = input.spans ?? [];
+function checkTraceRules(
+  trace: schemas.LogTraceInput,
+  spans: readonly schemas.LogSpanInput[],
+  issues: ErrorDetail[],
+): void {
   // 1. The trace starts strictly before it ends, when the end is given.
   if (trace.endedAt !== undefined && !(trace.startedAt < trace.endedAt)) {
     issues.push({ field: "trace.endedAt", issue: "must be after trace.startedAt" });
@@ -66,16 +68,20 @@ function checkTraceRules(input: CreateLogTraceInput, issues: ErrorDetail[]): voi
  * Stores a trace and its spans in one transaction (a job of the log write batch), with the trace's
  * aggregates and the indexed attribute and tag rows; answers once committed.
  */
-export async function createLogTrace(ctx: ServiceContext, input: CreateLogTraceInput): Promise<CreateLogTraceResult> {
-  const { trace } = input;
-  const spans = input.spans ?? [];
+export async function createLogTrace(
+  ctx: ServiceContext,
+  body: BodyOf<"createLogTrace">,
+): Promise<CreateLogTraceResult> {
+  const { projectId: requestedProjectId, trace, spans: givenSpans, ...unread } = body;
+  unread satisfies Unread;
+  const spans = givenSpans ?? [];
   const issues: ErrorDetail[] = [];
-  checkTraceRules(input, issues);
+  checkTraceRules(trace, spans, issues);
   const contents = spans.map((span, index) => checkContent(span.content, `spans.${index}.content`, issues));
 
   const target = await resolveWriteTarget(
     ctx,
-    input.projectId,
+    requestedProjectId,
     spans.map((span, index) => ({ field: `spans.${index}`, promptId: span.promptId, deploymentId: span.deploymentId })),
   );
   failIfInvalid([...issues, ...target.issues]);

@@ -1,8 +1,8 @@
-import type { schemas } from "@pharos/contract";
 import { sql } from "kysely";
 import { notFound } from "../../errors.ts";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
+import type { BodyOf } from "../operation-input.ts";
 import { paginate } from "../pagination.ts";
 import {
   canonicalFilters,
@@ -14,8 +14,6 @@ import {
   searchScope,
 } from "./log-filters.ts";
 import { toLogSpan } from "./search-items.ts";
-
-export type SearchLogSpansInput = schemas.SearchLogSpansRequest;
 
 /** The prompt, which must be one of the project's (otherwise 404). */
 async function requirePromptOfProject(ctx: ServiceContext, projectId: string, promptId: string): Promise<void> {
@@ -34,11 +32,24 @@ async function requirePromptOfProject(ctx: ServiceContext, projectId: string, pr
  * (startedAt, id). `name` matches the span's name or its trace's (a primary-key lookup of the trace per
  * candidate span); `model` and `provider` only match Model and ModelStream spans, the only ones that have them.
  */
-export async function searchLogSpans(ctx: ServiceContext, input: SearchLogSpansInput) {
-  const project = await requireProject(ctx, input.projectId);
-  if (input.promptId !== undefined) await requirePromptOfProject(ctx, project.id, input.promptId);
-  const scope = searchScope("span", project.id, input);
-  const filters = input.filters ?? [];
+export async function searchLogSpans(ctx: ServiceContext, body: BodyOf<"searchLogSpans">) {
+  const {
+    projectId,
+    promptId,
+    model,
+    provider,
+    startedAfter,
+    startedBefore,
+    status,
+    name,
+    referenceId,
+    sessionId,
+    filters = [],
+    ...page
+  } = body;
+  const project = await requireProject(ctx, projectId);
+  if (promptId !== undefined) await requirePromptOfProject(ctx, project.id, promptId);
+  const scope = searchScope("span", project.id, { startedAfter, startedBefore, ...page });
   const driver = drivingOwners(ctx.db, scope, filters);
   let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");
   if (driver) {
@@ -46,14 +57,13 @@ export async function searchLogSpans(ctx: ServiceContext, input: SearchLogSpansI
     select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logSpans.id"));
   }
   for (const condition of scopeConditions(scope)) select = select.where(condition);
-  if (input.promptId !== undefined) select = select.where("logSpans.promptId", "=", input.promptId);
-  if (input.status !== undefined) select = select.where("logSpans.status", "=", input.status);
-  if (input.referenceId !== undefined) select = select.where("logSpans.referenceId", "=", input.referenceId);
-  if (input.sessionId !== undefined) select = select.where("logSpans.sessionId", "=", input.sessionId);
-  if (input.model !== undefined) select = select.where(containsText(sql.ref("logSpans.model"), input.model));
-  if (input.provider !== undefined) select = select.where(containsText(sql.ref("logSpans.provider"), input.provider));
-  if (input.name !== undefined) {
-    const name = input.name;
+  if (promptId !== undefined) select = select.where("logSpans.promptId", "=", promptId);
+  if (status !== undefined) select = select.where("logSpans.status", "=", status);
+  if (referenceId !== undefined) select = select.where("logSpans.referenceId", "=", referenceId);
+  if (sessionId !== undefined) select = select.where("logSpans.sessionId", "=", sessionId);
+  if (model !== undefined) select = select.where(containsText(sql.ref("logSpans.model"), model));
+  if (provider !== undefined) select = select.where(containsText(sql.ref("logSpans.provider"), provider));
+  if (name !== undefined) {
     const traceName = sql.ref("logTraces.name");
     select = select.where(
       sql<boolean>`(${containsText(sql.ref("logSpans.name"), name)} or exists (select 1 from ${sql.table(
@@ -66,22 +76,20 @@ export async function searchLogSpans(ctx: ServiceContext, input: SearchLogSpansI
   }
   return paginate(ctx, {
     operation: "searchLogSpans",
-    query: {
+    filters: {
       projectId: project.id,
-      promptId: input.promptId,
-      model: input.model,
-      provider: input.provider,
-      startedAfter: input.startedAfter,
-      startedBefore: input.startedBefore,
-      status: input.status,
-      name: input.name,
-      referenceId: input.referenceId,
-      sessionId: input.sessionId,
-      filters: canonicalFilters(input.filters),
-      sort: input.sort ?? "startedAt:desc",
-      limit: input.limit,
-      cursor: input.cursor,
+      promptId,
+      model,
+      provider,
+      startedAfter,
+      startedBefore,
+      status,
+      name,
+      referenceId,
+      sessionId,
+      filters: canonicalFilters(body.filters),
     },
+    page: { ...page, sort: page.sort ?? "startedAt:desc" },
     table: driver ? OWNERS : "logSpans",
     keyset: "startedAt",
     select,

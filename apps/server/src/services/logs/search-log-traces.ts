@@ -1,7 +1,7 @@
-import type { schemas } from "@pharos/contract";
 import { sql } from "kysely";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
+import type { BodyOf } from "../operation-input.ts";
 import { paginate } from "../pagination.ts";
 import {
   canonicalFilters,
@@ -14,16 +14,14 @@ import {
 } from "./log-filters.ts";
 import { toLogTrace } from "./search-items.ts";
 
-export type SearchLogTracesInput = schemas.SearchLogTracesRequest;
-
 /**
  * One page of the project's traces matching every condition, keyset-paginated on (startedAt, id). The project
  * and time range lead every condition so that a (projectId, …, startedAt, id) index serves the query.
  */
-export async function searchLogTraces(ctx: ServiceContext, input: SearchLogTracesInput) {
-  const project = await requireProject(ctx, input.projectId);
-  const scope = searchScope("trace", project.id, input);
-  const filters = input.filters ?? [];
+export async function searchLogTraces(ctx: ServiceContext, body: BodyOf<"searchLogTraces">) {
+  const { projectId, startedAfter, startedBefore, status, name, referenceId, sessionId, filters = [], ...page } = body;
+  const project = await requireProject(ctx, projectId);
+  const scope = searchScope("trace", project.id, { startedAfter, startedBefore, ...page });
   const driver = drivingOwners(ctx.db, scope, filters);
   let select = ctx.db.selectFrom("logTraces").selectAll("logTraces");
   if (driver) {
@@ -31,28 +29,26 @@ export async function searchLogTraces(ctx: ServiceContext, input: SearchLogTrace
     select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logTraces.id"));
   }
   for (const condition of scopeConditions(scope)) select = select.where(condition);
-  if (input.status !== undefined) select = select.where("logTraces.status", "=", input.status);
-  if (input.referenceId !== undefined) select = select.where("logTraces.referenceId", "=", input.referenceId);
-  if (input.sessionId !== undefined) select = select.where("logTraces.sessionId", "=", input.sessionId);
-  if (input.name !== undefined) select = select.where(containsText(sql.ref("logTraces.name"), input.name));
+  if (status !== undefined) select = select.where("logTraces.status", "=", status);
+  if (referenceId !== undefined) select = select.where("logTraces.referenceId", "=", referenceId);
+  if (sessionId !== undefined) select = select.where("logTraces.sessionId", "=", sessionId);
+  if (name !== undefined) select = select.where(containsText(sql.ref("logTraces.name"), name));
   for (const [index, filter] of filters.entries()) {
     if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
   }
   return paginate(ctx, {
     operation: "searchLogTraces",
-    query: {
+    filters: {
       projectId: project.id,
-      startedAfter: input.startedAfter,
-      startedBefore: input.startedBefore,
-      status: input.status,
-      name: input.name,
-      referenceId: input.referenceId,
-      sessionId: input.sessionId,
-      filters: canonicalFilters(input.filters),
-      sort: input.sort ?? "startedAt:desc",
-      limit: input.limit,
-      cursor: input.cursor,
+      startedAfter,
+      startedBefore,
+      status,
+      name,
+      referenceId,
+      sessionId,
+      filters: canonicalFilters(body.filters),
     },
+    page: { ...page, sort: page.sort ?? "startedAt:desc" },
     table: driver ? OWNERS : "logTraces",
     keyset: "startedAt",
     select,

@@ -1,12 +1,10 @@
-import type { schemas } from "@pharos/contract";
 import { type ErrorDetail, notFound } from "../../errors.ts";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
 import { type Attributes, attributeRow, tagRow } from "./log-rows.ts";
 import { failIfInvalid } from "./write-checks.ts";
-
-export type UpdateLogTraceInput = schemas.UpdateLogTraceRequest;
 
 /** A trace may hold at most this many attributes and this many tags. */
 const MAX_ATTRIBUTES = 100;
@@ -16,14 +14,16 @@ const MAX_TAGS = 100;
  * Changes a trace's status, end, attributes or tags (operations applied in order), as a job of the log write
  * batch; keeps latency, updatedAt and the indexed attribute and tag rows in step; answers once committed.
  */
-export async function updateLogTrace(ctx: ServiceContext, input: UpdateLogTraceInput): Promise<{ success: true }> {
-  const traceId = input.traceId ?? undefined;
-  const referenceId = input.referenceId ?? undefined;
+export async function updateLogTrace(ctx: ServiceContext, body: BodyOf<"updateLogTrace">): Promise<{ success: true }> {
+  const { projectId, traceId: givenTraceId, referenceId: givenReferenceId, logTrace: changes, ...unread } = body;
+  unread satisfies Unread;
+  // `null` counts as absent.
+  const traceId = givenTraceId ?? undefined;
+  const referenceId = givenReferenceId ?? undefined;
   if ((traceId === undefined) === (referenceId === undefined)) {
     failIfInvalid([{ field: "traceId", issue: "exactly one of traceId and referenceId is required" }]);
   }
-  const project = await requireProject(ctx, input.projectId);
-  const changes = input.logTrace;
+  const project = await requireProject(ctx, projectId);
   const now = ctx.now();
 
   await ctx.logWrites.submit(async (db) => {

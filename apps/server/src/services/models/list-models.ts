@@ -6,6 +6,7 @@
  */
 import type { schemas } from "@pharos/contract";
 import type { ServiceContext } from "../context.ts";
+import type { QueryOf, Unread } from "../operation-input.ts";
 import { openCredentials, type ProviderRow, requireProvider } from "../providers/provider.ts";
 import { pricedModels, priceOf } from "./price-table.ts";
 
@@ -19,10 +20,12 @@ const MAX_MODEL_NAME = 200;
 const MAX_MODELS = 5000;
 
 /** GET /models: every record's models (or one record's), by record creation then model name. */
-export async function listModels(ctx: ServiceContext, input: { providerId?: string }): Promise<Model[]> {
+export async function listModels(ctx: ServiceContext, query: QueryOf<"listModels">): Promise<Model[]> {
+  const { providerId, ...unread } = query;
+  unread satisfies Unread;
   const records =
-    input.providerId !== undefined
-      ? [await requireProvider(ctx, input.providerId)]
+    providerId !== undefined
+      ? [await requireProvider(ctx, providerId)]
       : await ctx.db
           .selectFrom("providers")
           .selectAll()

@@ -1,7 +1,7 @@
-import type { schemas } from "@pharos/contract";
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   assertVariableLimit,
   DEFAULT_PLAYGROUND_TITLE,
@@ -16,14 +16,16 @@ import {
 } from "./prompt.ts";
 
 /** A new prompt and its default playground (messages copied from the initial draft), in one row. */
-export async function createPrompt(ctx: ServiceContext, input: schemas.CreatePromptRequest): Promise<Prompt> {
-  const project = await requireProject(ctx, input.projectId);
-  const messages = input.draft?.messages ?? [];
+export async function createPrompt(ctx: ServiceContext, body: BodyOf<"createPrompt">): Promise<Prompt> {
+  const { projectId, title, icon, draft: initial, ...unread } = body;
+  unread satisfies Unread;
+  const project = await requireProject(ctx, projectId);
+  const messages = initial?.messages ?? [];
   assertVariableLimit(messages, "draft.messages");
   const draft: StoredDraft = {
-    config: await resolveConfig(ctx, input.draft?.config, "draft.config"),
+    config: await resolveConfig(ctx, initial?.config, "draft.config"),
     messages,
-    tools: normalizeTools(input.draft?.tools ?? []),
+    tools: normalizeTools(initial?.tools ?? []),
   };
   const playground: StoredPlayground = { id: ctx.newId("playground"), title: DEFAULT_PLAYGROUND_TITLE, messages };
   const now = ctx.now();
@@ -31,8 +33,8 @@ export async function createPrompt(ctx: ServiceContext, input: schemas.CreatePro
     id: ctx.newId("prompt"),
     workspaceId: ctx.principal.workspaceId,
     projectId: project.id,
-    title: input.title ?? DEFAULT_PROMPT_TITLE,
-    icon: toJson(input.icon ?? DEFAULT_PROMPT_ICON),
+    title: title ?? DEFAULT_PROMPT_TITLE,
+    icon: toJson(icon ?? DEFAULT_PROMPT_ICON),
     draft: toJson(draft),
     playground: toJson(playground),
     createdAt: now,

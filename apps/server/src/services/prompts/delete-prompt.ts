@@ -1,6 +1,7 @@
 import { conflict } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
+import type { PathOf } from "../operation-input.ts";
 import { requirePrompt } from "./prompt.ts";
 
 /**
@@ -8,7 +9,7 @@ import { requirePrompt } from "./prompt.ts";
  * evaluators go with it through ON DELETE CASCADE. Logs keep the deleted promptId. Refused (409) while a
  * `prompt` column of a dataset refers to the prompt.
  */
-export function deletePrompt(ctx: ServiceContext, promptId: string): Promise<void> {
+export function deletePrompt(ctx: ServiceContext, { promptId }: PathOf<"deletePrompt">): Promise<void> {
   return inTransaction(ctx, async (tx) => {
     const prompt = await requirePrompt(tx, promptId);
     const referring = await promptColumnsReferring(tx, prompt.id);

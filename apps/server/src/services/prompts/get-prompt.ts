@@ -1,13 +1,8 @@
 import type { schemas } from "@pharos/contract";
 import { invalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
+import type { PathOf, QueryOf, Unread } from "../operation-input.ts";
 import { type Prompt, requirePrompt, toPrompt } from "./prompt.ts";
-
-export interface GetPromptInput {
-  expand?: "playground";
-  /** Comma-separated top-level field names (the route has checked each name). */
-  fields?: string;
-}
 
 type FieldName = keyof Prompt;
 
@@ -17,11 +12,14 @@ type FieldName = keyof Prompt;
  */
 export async function getPrompt(
   ctx: ServiceContext,
-  promptId: string,
-  input: GetPromptInput,
+  { promptId }: PathOf<"getPrompt">,
+  query: QueryOf<"getPrompt">,
 ): Promise<Prompt | schemas.PromptFieldSelection> {
-  const fields = input.fields === undefined ? undefined : new Set(input.fields.split(",") as FieldName[]);
-  const playground = input.expand === "playground";
+  // The route has checked each field name.
+  const { fields: fieldList, expand, ...unread } = query;
+  unread satisfies Unread;
+  const fields = fieldList === undefined ? undefined : new Set(fieldList.split(",") as FieldName[]);
+  const playground = expand === "playground";
   if (fields?.has("defaultPlayground") && !playground) {
     throw invalid("query.fields", "defaultPlayground can only be selected together with expand=playground");
   }

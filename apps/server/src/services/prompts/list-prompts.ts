@@ -1,26 +1,23 @@
 import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { toPromptSummary } from "./prompt.ts";
 
-export interface ListPromptsInput extends PageQuery {
-  projectId: string;
-  createdAfter?: number;
-  createdBefore?: number;
-}
-
 /** The project's prompts as summaries. */
-export async function listPrompts(ctx: ServiceContext, input: ListPromptsInput) {
-  const project = await requireProject(ctx, input.projectId);
+export async function listPrompts(ctx: ServiceContext, query: QueryOf<"listPrompts">) {
+  const { projectId, createdAfter, createdBefore, ...page } = query;
+  const project = await requireProject(ctx, projectId);
   const select = ctx.db
     .selectFrom("prompts")
     .selectAll()
     .where("projectId", "=", project.id)
-    .where(createdWithin("prompts", input));
+    .where(createdWithin("prompts", { createdAfter, createdBefore }));
   return paginate(ctx, {
     operation: "listPrompts",
-    query: { ...input },
+    filters: { projectId, createdAfter, createdBefore },
+    page,
     table: "prompts",
     select,
     toItem: toPromptSummary,

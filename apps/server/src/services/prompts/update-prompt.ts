@@ -1,6 +1,6 @@
-import type { schemas } from "@pharos/contract";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import {
   assertVariableLimit,
   normalizeTools,
@@ -17,21 +17,23 @@ import {
  */
 export function updatePrompt(
   ctx: ServiceContext,
-  promptId: string,
-  input: schemas.UpdatePromptRequest,
+  { promptId }: PathOf<"updatePrompt">,
+  body: BodyOf<"updatePrompt">,
 ): Promise<Prompt> {
+  const { title, icon, config, messages, tools, ...unread } = body;
+  unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
     const prompt = await requirePrompt(tx, promptId);
     const stored = fromJson<StoredDraft>(prompt.draft);
-    if (input.messages !== undefined) assertVariableLimit(input.messages, "messages");
+    if (messages !== undefined) assertVariableLimit(messages, "messages");
     const draft: StoredDraft = {
-      config: input.config !== undefined ? await resolveConfig(tx, input.config, "config") : stored.config,
-      messages: input.messages ?? stored.messages,
-      tools: input.tools !== undefined ? normalizeTools(input.tools) : stored.tools,
+      config: config !== undefined ? await resolveConfig(tx, config, "config") : stored.config,
+      messages: messages ?? stored.messages,
+      tools: tools !== undefined ? normalizeTools(tools) : stored.tools,
     };
     const changes = {
-      ...(input.title !== undefined && { title: input.title }),
-      ...(input.icon !== undefined && { icon: toJson(input.icon) }),
+      ...(title !== undefined && { title }),
+      ...(icon !== undefined && { icon: toJson(icon) }),
       draft: toJson(draft),
       updatedAt: tx.now(),
     };

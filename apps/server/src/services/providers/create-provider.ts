@@ -1,5 +1,5 @@
-import type { schemas } from "@pharos/contract";
 import type { ServiceContext } from "../context.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   assertDisplayNameFree,
   checkBaseUrl,
@@ -11,25 +11,27 @@ import {
 } from "./provider.ts";
 
 /** A new provider record of the workspace, its credentials sealed. */
-export async function createProvider(ctx: ServiceContext, input: schemas.CreateProviderRequest): Promise<Provider> {
-  const baseUrl = checkBaseUrl(input.provider, input.baseUrl ?? null);
-  await assertDisplayNameFree(ctx, input.displayName);
+export async function createProvider(ctx: ServiceContext, body: BodyOf<"createProvider">): Promise<Provider> {
+  const { provider, displayName, baseUrl: requestedBaseUrl, credentials, ...unread } = body;
+  unread satisfies Unread;
+  const baseUrl = checkBaseUrl(provider, requestedBaseUrl ?? null);
+  await assertDisplayNameFree(ctx, displayName);
   const now = ctx.now();
   const row = {
     id: ctx.newId("provider"),
     workspaceId: ctx.principal.workspaceId,
-    provider: input.provider,
-    displayName: input.displayName,
-    displayNameKey: displayNameKey(input.displayName),
+    provider,
+    displayName,
+    displayNameKey: displayNameKey(displayName),
     baseUrl,
-    credentials: sealCredentials(ctx, input.credentials ?? null),
+    credentials: sealCredentials(ctx, credentials ?? null),
     createdAt: now,
     updatedAt: now,
   };
   try {
     await ctx.db.insertInto("providers").values(row).execute();
   } catch (error) {
-    if (ctx.store.isUniqueViolation(error)) throw duplicateDisplayName(input.displayName);
+    if (ctx.store.isUniqueViolation(error)) throw duplicateDisplayName(displayName);
     throw error;
   }
   return toProvider(row);

@@ -1,23 +1,21 @@
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
-import { type PageQuery, paginate } from "../pagination.ts";
+import type { QueryOf } from "../operation-input.ts";
+import { paginate } from "../pagination.ts";
 import { toProvider } from "./provider.ts";
 
-export interface ListProvidersInput extends PageQuery {
-  createdAfter?: number;
-  createdBefore?: number;
-}
-
 /** The workspace's provider records, without models or credentials. */
-export function listProviders(ctx: ServiceContext, input: ListProvidersInput) {
+export function listProviders(ctx: ServiceContext, query: QueryOf<"listProviders">) {
+  const { createdAfter, createdBefore, ...page } = query;
   const select = ctx.db
     .selectFrom("providers")
     .selectAll()
     .where("workspaceId", "=", ctx.principal.workspaceId)
-    .where(createdWithin("providers", input));
+    .where(createdWithin("providers", { createdAfter, createdBefore }));
   return paginate(ctx, {
     operation: "listProviders",
-    query: { ...input },
+    filters: { createdAfter, createdBefore },
+    page,
     table: "providers",
     select,
     toItem: toProvider,

@@ -1,5 +1,5 @@
-import type { schemas } from "@pharos/contract";
 import { inTransaction, type ServiceContext } from "../context.ts";
+import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import {
   assertDisplayNameFree,
   checkBaseUrl,
@@ -17,12 +17,13 @@ import {
  */
 export function updateProvider(
   ctx: ServiceContext,
-  providerId: string,
-  input: schemas.UpdateProviderRequest,
+  { providerId }: PathOf<"updateProvider">,
+  body: BodyOf<"updateProvider">,
 ): Promise<Provider> {
+  const { displayName, baseUrl, credentials, ...unread } = body;
+  unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
     const provider = await requireProvider(tx, providerId);
-    const { displayName, baseUrl, credentials } = input;
     const newBaseUrl = baseUrl === undefined ? undefined : checkBaseUrl(provider.provider, baseUrl);
     if (displayName !== undefined) await assertDisplayNameFree(tx, displayName, provider.id);
     const changes = {
