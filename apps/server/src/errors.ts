@@ -21,8 +21,35 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what: string) => new ApiError("RESOURCE_NOT_FOUND", `${what} not found.`);
-export const invalid = (field: string, issue: string) =>
-  new ApiError("VALIDATION_ERROR", `${field ? `${field}: ` : ""}${issue}`, [{ field, issue }]);
+
+/** The most problems one error lists (the spec's `Error.details` maxItems). */
+const MAX_DETAILS = 100;
+
+/** 400 VALIDATION_ERROR listing the problems (the first hundred); the message names the first. */
+export function invalidRequest(problems: readonly ErrorDetail[]): ApiError {
+  const [first] = problems;
+  if (first === undefined) return new ApiError("VALIDATION_ERROR", "The request is invalid.");
+  const more = problems.length > 1 ? ` (and ${problems.length - 1} more)` : "";
+  const message = `${first.field ? `${first.field}: ` : ""}${first.issue}${more}`;
+  return new ApiError("VALIDATION_ERROR", message, problems.slice(0, MAX_DETAILS));
+}
+
+export const invalid = (field: string, issue: string) => invalidRequest([{ field, issue }]);
+
+/** Throws the 400 of `problems` when there is any. */
+export function failIfInvalid(problems: readonly ErrorDetail[]): void {
+  if (problems.length > 0) throw invalidRequest(problems);
+}
+
+const MIB = 1024 * 1024;
+
+/** 413 PAYLOAD_TOO_LARGE: `subject` is over the limit of `limitBytes`. */
+export function tooLarge(subject: string, limitBytes: number): ApiError {
+  const bytes = `${limitBytes.toLocaleString("en")} bytes`;
+  const limit = limitBytes % MIB === 0 ? `${limitBytes / MIB} MB (${bytes})` : bytes;
+  return new ApiError("PAYLOAD_TOO_LARGE", `${subject} exceeds the limit of ${limit}.`);
+}
+
 export const conflict = (message: string) => new ApiError("CONFLICT", message);
 export const forbidden = (message = "This API key may not perform this operation.") =>
   new ApiError("FORBIDDEN", message);

@@ -70,7 +70,10 @@ describeEachStore("request body limit over HTTP", (use) => {
       const reply = await post(port, h.key, oversized, declareLength);
 
       expect(reply.status).toBe(413);
-      expect(reply.body.error?.code).toBe("PAYLOAD_TOO_LARGE");
+      expect(reply.body.error).toMatchObject({
+        code: "PAYLOAD_TOO_LARGE",
+        message: "Request body exceeds the limit of 32 MB (33,554,432 bytes).",
+      });
       expect((await h.request("GET", "/projects?limit=200")).body.projects.length).toBe(before);
     });
 

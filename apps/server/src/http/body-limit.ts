@@ -1,10 +1,7 @@
 import { bodyLimit } from "hono/body-limit";
 import { createMiddleware } from "hono/factory";
-import { ApiError } from "../errors.ts";
+import { tooLarge } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
-
-const tooLarge = (maxBytes: number) =>
-  new ApiError("PAYLOAD_TOO_LARGE", `Request body exceeds ${maxBytes / 1024 / 1024} MB.`);
 
 /**
  * Refuses a request body over `maxBytes` with 413. A body with a Content-Length is judged by that header alone
@@ -16,14 +13,14 @@ export function limitBody(maxBytes: number) {
   const countWhileReading = bodyLimit({
     maxSize: maxBytes,
     onError: () => {
-      throw tooLarge(maxBytes);
+      throw tooLarge("Request body", maxBytes);
     },
   });
   return createMiddleware<AppEnv>(async (c, next) => {
     if (c.req.method === "GET" || c.req.method === "HEAD") return next();
     const declared = c.req.header("Content-Length");
     if (declared === undefined || c.req.header("Transfer-Encoding") !== undefined) return countWhileReading(c, next);
-    if (Number(declared) > maxBytes) throw tooLarge(maxBytes);
+    if (Number(declared) > maxBytes) throw tooLarge("Request body", maxBytes);
     return next();
   });
 }

@@ -27,9 +27,6 @@ export function errorResponse(c: Context, error: ApiError): Response {
 /** The app's single onError: typed errors keep their code, anything else is a 500 that hides internals. */
 export function onError(err: Error, c: Context): Response {
   if (err instanceof ApiError) return errorResponse(c, err);
-  if (err instanceof HTTPException && err.status === 413) {
-    return errorResponse(c, new ApiError("PAYLOAD_TOO_LARGE", "Request body exceeds 32 MB."));
-  }
   // Hono's own request errors: malformed JSON (400), a content type other than JSON (415), and the like.
   if (err instanceof HTTPException && err.status >= 400 && err.status < 500) {
     const message = err.status === 415 ? "Content-Type must be application/json." : "Request body is not valid JSON.";

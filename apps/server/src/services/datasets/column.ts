@@ -1,10 +1,11 @@
 /** Dataset columns: the response shape, settings of each type and the rules every write of a column checks. */
 import type { schemas } from "@pharos/contract";
 import type { Selectable } from "kysely";
-import { ApiError, conflict, type ErrorDetail, notFound } from "../../errors.ts";
+import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import { requirePromptsOfProject } from "../prompts/prompt.ts";
 
 export type DatasetColumn = schemas.DatasetColumn;
 /** A stored column (`position` read back, not generated). */
@@ -87,35 +88,6 @@ export function normalizeSettings(type: ColumnType, settings: ColumnSettingsInpu
 export const storeSettings = (type: ColumnType, settings: ColumnSettingsInput | undefined) =>
   toJson(normalizeSettings(type, settings));
 
-/** Every prompt id must name a prompt of the project (404 otherwise). */
-export async function requirePromptsOfProject(
-  ctx: ServiceContext,
-  projectId: string,
-  promptIds: readonly string[],
-): Promise<void> {
-  const wanted = [...new Set(promptIds)];
-  if (wanted.length === 0) return;
-  const found = await ctx.db
-    .selectFrom("prompts")
-    .select("id")
-    .where("projectId", "=", projectId)
-    .where("workspaceId", "=", ctx.principal.workspaceId)
-    .where("id", "in", wanted)
-    .execute();
-  const known = new Set(found.map((row) => row.id));
-  const missing = wanted.find((id) => !known.has(id));
-  if (missing !== undefined) {
-    throw notFound(`Prompt ${missing} of the dataset's project`);
-  }
-}
-
-/** VALIDATION_ERROR with one detail per problem; the message names the first. */
-export function validationError(details: ErrorDetail[]): ApiError {
-  const [first] = details;
-  const more = details.length > 1 ? ` (and ${details.length - 1} more)` : "";
-  return new ApiError("VALIDATION_ERROR", `${first?.field}: ${first?.issue}${more}`, details.slice(0, 100));
-}
-
 /**
  * New columns, checked and ready to insert after `existing`: names unique within the request (400) and not
  * used by an existing column (409), at most MAX_COLUMNS in all (400), settings rules (400), prompts of the
@@ -147,7 +119,7 @@ export async function prepareColumns(
       issue: `a dataset holds at most ${MAX_COLUMNS} columns (it has ${existing.length}, the request adds ${inputs.length})`,
     });
   }
-  if (problems.length > 0) throw validationError(problems);
+  failIfInvalid(problems);
 
   const taken = inputs.find((input) => existing.some((column) => column.name === input.name));
   if (taken) throw conflict(`The dataset already has a column named "${taken.name}".`);

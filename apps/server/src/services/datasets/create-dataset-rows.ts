@@ -1,10 +1,10 @@
-import type { ErrorDetail } from "../../errors.ts";
+import { type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, PathOf, QueryOf, Unread } from "../operation-input.ts";
 import { loadColumns } from "./column.ts";
 import { requireDataset } from "./dataset.ts";
-import { assertNoProblems, columnKeyResolver, type DatasetRow, mergeCells, resolveValues, toRow } from "./row.ts";
+import { columnKeyResolver, type DatasetRow, mergeCells, resolveValues, toRow } from "./row.ts";
 
 /**
  * Adds rows all or none, in request order: every key is checked before anything is written, and the rows and
@@ -31,7 +31,7 @@ export function createDatasetRows(
       problems.push(...resolved.problems);
       return resolved.cells;
     });
-    assertNoProblems(problems);
+    failIfInvalid(problems);
 
     const now = tx.now();
     const rows = cellsOfRows.map((cells) => ({

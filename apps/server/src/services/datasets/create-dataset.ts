@@ -1,7 +1,7 @@
-import { requireProject } from "../access.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
+import { requireProject } from "../projects/project.ts";
 import { insertColumns, prepareColumns } from "./column.ts";
 import { type Dataset, DEFAULT_DATASET_ICON, toDataset } from "./dataset.ts";
 

@@ -1,9 +1,9 @@
 import type { schemas } from "@pharos/contract";
-import { notFound } from "../../errors.ts";
+import { invalid, notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
-import { assertProjectAccess } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
+import { assertProjectAccess } from "../projects/project.ts";
 import { type ColumnRow, toColumn } from "./column.ts";
 
 export type Dataset = schemas.Dataset;
@@ -49,4 +49,14 @@ export async function requireDataset(ctx: ServiceContext, datasetId: string, opt
 /** Records a change to the dataset (its columns or rows): `updatedAt` moves on every change. */
 export async function touchDataset(ctx: ServiceContext, datasetId: string, now: number): Promise<void> {
   await ctx.db.updateTable("datasets").set({ updatedAt: now }).where("id", "=", datasetId).execute();
+}
+
+/**
+ * A dataset for an evaluator: unknown in the workspace is 404, one of another project 400. Locked until the
+ * transaction ends, so a concurrent deleteDataset cannot remove it under the new reference.
+ */
+export async function requireDatasetOfProject(ctx: ServiceContext, datasetId: string, projectId: string) {
+  const dataset = await requireDataset(ctx, datasetId, { forUpdate: true });
+  if (dataset.projectId !== projectId) throw invalid("datasetId", "must be a dataset of the prompt's project");
+  return dataset;
 }

@@ -8,7 +8,7 @@ import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
 import type { QueryOf } from "../operation-input.ts";
-import { type ColumnRow, validationError } from "./column.ts";
+import type { ColumnRow } from "./column.ts";
 
 export type DatasetRow = schemas.DatasetRow;
 export type CellValue = schemas.DatasetCellValue;
@@ -58,9 +58,6 @@ export function resolveValues(
 }
 
 /** Throws 400 with every unknown key found. */
-export function assertNoProblems(problems: ErrorDetail[]): void {
-  if (problems.length > 0) throw validationError(problems);
-}
 
 /** Writes cells into stored values: a value replaces the cell, `null` clears it. */
 export function mergeCells(stored: StoredValues, cells: [string, CellValue][]): StoredValues {

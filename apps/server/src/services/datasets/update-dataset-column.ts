@@ -1,15 +1,14 @@
-import { conflict, invalid } from "../../errors.ts";
+import { conflict, failIfInvalid, invalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
+import { requirePromptsOfProject } from "../prompts/prompt.ts";
 import {
   type DatasetColumn,
   requireColumn,
-  requirePromptsOfProject,
   settingsProblems,
   settingsType,
   storeSettings,
   toColumn,
-  validationError,
 } from "./column.ts";
 import { requireDataset, touchDataset } from "./dataset.ts";
 
@@ -30,7 +29,7 @@ export function updateDatasetColumn(
         throw invalid("settings", `must be the settings of a ${column.type} column (the type cannot change)`);
       }
       const problems = settingsProblems(settings, "settings");
-      if (problems.length > 0) throw validationError(problems);
+      failIfInvalid(problems);
     }
     if (name !== undefined && name !== column.name) {
       const other = await tx.db

@@ -1,10 +1,10 @@
+import { failIfInvalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, PathOf, QueryOf, Unread } from "../operation-input.ts";
 import { loadColumns } from "./column.ts";
 import { requireDataset, touchDataset } from "./dataset.ts";
 import {
-  assertNoProblems,
   columnKeyResolver,
   type DatasetRow,
   mergeCells,
@@ -30,7 +30,7 @@ export function updateDatasetRow(
     const row = await requireRow(tx, dataset.id, rowId);
     const columns = await loadColumns(tx, dataset.id);
     const { cells, problems } = resolveValues(values, columnKeyResolver(columns, valuesBy), "values", valuesBy);
-    assertNoProblems(problems);
+    failIfInvalid(problems);
     const now = tx.now();
     const changes = { values: toJson(mergeCells(fromJson<StoredValues>(row.values), cells)), updatedAt: now };
     await tx.db.updateTable("datasetRows").set(changes).where("id", "=", row.id).execute();

@@ -1,7 +1,7 @@
 import { conflict } from "../../errors.ts";
-import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
+import { requireProject } from "../projects/project.ts";
 import { type DeploymentEnvironment, toDeploymentEnvironment } from "./deployment-environment.ts";
 
 export async function createDeploymentEnvironment(

@@ -1,5 +1,7 @@
 import type { schemas } from "@pharos/contract";
+import { notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
+import type { ServiceContext } from "../context.ts";
 
 export type DeploymentEnvironment = schemas.DeploymentEnvironment;
 
@@ -11,4 +13,16 @@ export function toDeploymentEnvironment(row: Database["deploymentEnvironments"])
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
+}
+
+/** The deployment environment `environmentId` of the prompt's project, or 404. */
+export async function requireEnvironmentOfProject(ctx: ServiceContext, projectId: string, environmentId: string) {
+  const environment = await ctx.db
+    .selectFrom("deploymentEnvironments")
+    .selectAll()
+    .where("id", "=", environmentId)
+    .where("projectId", "=", projectId)
+    .executeTakeFirst();
+  if (!environment) throw notFound("Deployment environment");
+  return environment;
 }

@@ -1,9 +1,9 @@
 import { inTransaction, type ServiceContext } from "../context.ts";
+import { requireEnvironmentOfProject } from "../deployment-environments/deployment-environment.ts";
 import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
 import { type Deployment, snapshotOf, toDeployment } from "./deployment.ts";
-import { requireEnvironmentOfProject } from "./environment.ts";
 
 /**
  * Snapshots the prompt's current draft into a new deployment, which becomes the environment's latest one.

@@ -1,6 +1,8 @@
 /** The deployment record: an immutable snapshot of a prompt's draft in one deployment environment. */
 import type { schemas } from "@pharos/contract";
+import { notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
+import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
 import type { StoredDraft } from "../prompts/prompt.ts";
 import { variableList } from "../prompts/template-variables.ts";
@@ -40,4 +42,16 @@ export function toDeployment(row: Database["deployments"]): Deployment {
     deploymentEnvironmentId: row.deploymentEnvironmentId,
     prompt: fromJson<PromptSnapshot>(row.snapshot),
   };
+}
+
+/** The deployment, which must be one of the prompt's (found by the caller in its workspace): else 404. */
+export async function requireDeploymentOfPrompt(ctx: ServiceContext, promptId: string, deploymentId: string) {
+  const deployment = await ctx.db
+    .selectFrom("deployments")
+    .selectAll()
+    .where("id", "=", deploymentId)
+    .where("promptId", "=", promptId)
+    .executeTakeFirst();
+  if (!deployment) throw notFound("Deployment");
+  return deployment;
 }

@@ -1,10 +1,10 @@
 import { invalid, notFound } from "../../errors.ts";
-import { assertProjectAccess } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
+import { requireEnvironmentOfProject } from "../deployment-environments/deployment-environment.ts";
 import type { QueryOf, Unread } from "../operation-input.ts";
+import { assertProjectAccess } from "../projects/project.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { type Deployment, toDeployment } from "./deployment.ts";
-import { requireEnvironmentOfProject } from "./environment.ts";
 
 /** What identifies the deployment: `deploymentId` is an id, or `latest` / `current` (synonyms). */
 type DeploymentQuery = QueryOf<"getDeployment">;

@@ -1,10 +1,10 @@
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
+import { requireEnvironmentOfProject } from "../deployment-environments/deployment-environment.ts";
 import type { PathOf, QueryOf } from "../operation-input.ts";
 import { paginate } from "../pagination.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { toDeployment } from "./deployment.ts";
-import { requireEnvironmentOfProject } from "./environment.ts";
 
 /** The prompt's deployments (its published versions), optionally those of one environment of its project. */
 export async function listDeployments(

@@ -2,8 +2,8 @@ import { sql } from "kysely";
 import { conflict, invalid, notFound } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { loadColumns } from "../datasets/column.ts";
-import type { PromptSnapshot } from "../deployments/deployment.ts";
-import { requireDatasetOfProject } from "../evaluators/lookups.ts";
+import { requireDatasetOfProject } from "../datasets/dataset.ts";
+import { type PromptSnapshot, requireDeploymentOfPrompt } from "../deployments/deployment.ts";
 import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
@@ -108,13 +108,7 @@ function draftVersion(draft: string): RunPromptVersion {
 
 /** A deployment's snapshot, its config back in the draft's form (absent keys are null). */
 async function deploymentVersion(ctx: ServiceContext, promptId: string, deploymentId: string) {
-  const deployment = await ctx.db
-    .selectFrom("deployments")
-    .select("snapshot")
-    .where("id", "=", deploymentId)
-    .where("promptId", "=", promptId)
-    .executeTakeFirst();
-  if (!deployment) throw notFound("Deployment");
+  const deployment = await requireDeploymentOfPrompt(ctx, promptId, deploymentId);
   const snapshot = fromJson<PromptSnapshot>(deployment.snapshot);
   const version: RunPromptVersion = {
     config: {

@@ -1,11 +1,11 @@
 import { invalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
+import { requireDatasetOfProject } from "../datasets/dataset.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 import { type Evaluator, toEvaluator } from "./evaluator.ts";
-import { normalizeEvaluatorConfig } from "./evaluator-config.ts";
-import { requireDatasetOfProject, requireJudgeProvider } from "./lookups.ts";
+import { normalizeEvaluatorConfig, requireJudgeProvider } from "./evaluator-config.ts";
 
 export function createEvaluator(
   ctx: ServiceContext,

@@ -2,7 +2,7 @@ import { conflict } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { findActiveRun } from "../evaluations/run.ts";
 import type { PathOf } from "../operation-input.ts";
-import { requireEvaluator } from "./lookups.ts";
+import { requireEvaluator } from "./evaluator.ts";
 
 /**
  * Deletes an evaluator; its past runs and their results stay (they keep its id). Refused (409) while one of

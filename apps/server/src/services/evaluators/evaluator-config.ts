@@ -5,6 +5,8 @@
  */
 import type { schemas } from "@pharos/contract";
 import { invalid } from "../../errors.ts";
+import type { ServiceContext } from "../context.ts";
+import { requireProvider } from "../providers/provider.ts";
 
 type Config = schemas.EvaluatorConfig;
 
@@ -79,4 +81,10 @@ export function normalizeEvaluatorConfig(config: Config): Config {
     default:
       return { ...config, group: "performance" } as Config;
   }
+}
+
+/** A judge model's `providerId` must name a provider record of the workspace (404 otherwise). */
+export async function requireJudgeProvider(ctx: ServiceContext, config: Config): Promise<void> {
+  const providerId = config.type === "llm-as-a-judge" ? config.judgeModel?.providerId : undefined;
+  if (providerId !== undefined) await requireProvider(ctx, providerId);
 }

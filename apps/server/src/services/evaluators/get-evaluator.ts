@@ -1,7 +1,6 @@
 import type { ServiceContext } from "../context.ts";
 import type { PathOf } from "../operation-input.ts";
-import { type Evaluator, toEvaluator } from "./evaluator.ts";
-import { requireEvaluator } from "./lookups.ts";
+import { type Evaluator, requireEvaluator, toEvaluator } from "./evaluator.ts";
 
 export async function getEvaluator(
   ctx: ServiceContext,

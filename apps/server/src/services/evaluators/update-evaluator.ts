@@ -1,9 +1,9 @@
 import { inTransaction, type ServiceContext } from "../context.ts";
+import { requireDatasetOfProject } from "../datasets/dataset.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
-import { type Evaluator, toEvaluator } from "./evaluator.ts";
-import { normalizeEvaluatorConfig } from "./evaluator-config.ts";
-import { requireDatasetOfProject, requireEvaluator, requireJudgeProvider } from "./lookups.ts";
+import { type Evaluator, requireEvaluator, toEvaluator } from "./evaluator.ts";
+import { normalizeEvaluatorConfig, requireJudgeProvider } from "./evaluator-config.ts";
 
 export function updateEvaluator(
   ctx: ServiceContext,

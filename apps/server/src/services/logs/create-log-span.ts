@@ -1,11 +1,11 @@
 import type { schemas } from "@pharos/contract";
-import { conflict, type ErrorDetail, notFound } from "../../errors.ts";
+import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
-import { contentTooLarge, failIfInvalid, resolveWriteTarget } from "./write-checks.ts";
+import { contentTooLarge, resolveWriteTarget } from "./write-checks.ts";
 
 export type CreateLogSpanResult = schemas.CreateLogSpanResponse;
 

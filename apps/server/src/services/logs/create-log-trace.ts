@@ -1,5 +1,5 @@
 import type { schemas } from "@pharos/contract";
-import { conflict, type ErrorDetail } from "../../errors.ts";
+import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
@@ -16,7 +16,7 @@ import {
   uniqueTags,
 } from "./log-rows.ts";
 import { type CheckedContent, checkContent } from "./span-content.ts";
-import { contentTooLarge, failIfInvalid, resolveWriteTarget } from "./write-checks.ts";
+import { contentTooLarge, resolveWriteTarget } from "./write-checks.ts";
 
 export type CreateLogTraceResult = schemas.CreateLogTraceResponse;
 

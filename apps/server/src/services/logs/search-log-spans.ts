@@ -1,9 +1,9 @@
 import { sql } from "kysely";
-import { notFound } from "../../errors.ts";
-import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf } from "../operation-input.ts";
 import { paginate } from "../pagination.ts";
+import { requireProject } from "../projects/project.ts";
+import { requirePromptsOfProject } from "../prompts/prompt.ts";
 import {
   canonicalFilters,
   containsText,
@@ -14,18 +14,6 @@ import {
   searchScope,
 } from "./log-filters.ts";
 import { toLogSpan } from "./search-items.ts";
-
-/** The prompt, which must be one of the project's (otherwise 404). */
-async function requirePromptOfProject(ctx: ServiceContext, projectId: string, promptId: string): Promise<void> {
-  const prompt = await ctx.db
-    .selectFrom("prompts")
-    .select("id")
-    .where("id", "=", promptId)
-    .where("projectId", "=", projectId)
-    .where("workspaceId", "=", ctx.principal.workspaceId)
-    .executeTakeFirst();
-  if (!prompt) throw notFound("Prompt");
-}
 
 /**
  * One page of the project's spans, of every content type, matching every condition, keyset-paginated on
@@ -48,7 +36,7 @@ export async function searchLogSpans(ctx: ServiceContext, body: BodyOf<"searchLo
     ...page
   } = body;
   const project = await requireProject(ctx, projectId);
-  if (promptId !== undefined) await requirePromptOfProject(ctx, project.id, promptId);
+  if (promptId !== undefined) await requirePromptsOfProject(ctx, project.id, [promptId]);
   const scope = searchScope("span", project.id, { startedAfter, startedBefore, ...page });
   const driver = drivingOwners(ctx.db, scope, filters);
   let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");

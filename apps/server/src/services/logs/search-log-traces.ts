@@ -1,8 +1,8 @@
 import { sql } from "kysely";
-import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf } from "../operation-input.ts";
 import { paginate } from "../pagination.ts";
+import { requireProject } from "../projects/project.ts";
 import {
   canonicalFilters,
   containsText,

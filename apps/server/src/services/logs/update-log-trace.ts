@@ -1,10 +1,9 @@
-import { type ErrorDetail, notFound } from "../../errors.ts";
-import { requireProject } from "../access.ts";
+import { type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
+import { requireProject } from "../projects/project.ts";
 import { type Attributes, attributeRow, tagRow } from "./log-rows.ts";
-import { failIfInvalid } from "./write-checks.ts";
 
 /** A trace may hold at most this many attributes and this many tags. */
 const MAX_ATTRIBUTES = 100;

@@ -4,24 +4,12 @@
  * prompts, deployments, trace), then 409 (found at write time). 403 for a project outside the key's
  * restriction comes with the project's 404, after the request was found valid.
  */
-import { mayAccessProject } from "../../auth/principal.ts";
-import { ApiError, type ErrorDetail, forbidden, notFound } from "../../errors.ts";
+import { type ApiError, type ErrorDetail, notFound, tooLarge } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
+import { projectAccessFailure } from "../projects/project.ts";
 import { MAX_CONTENT_BYTES } from "./span-content.ts";
 
-/** 400 VALIDATION_ERROR listing every problem, when there is any. */
-export function failIfInvalid(issues: readonly ErrorDetail[]): void {
-  if (issues.length === 0) return;
-  const [first] = issues as [ErrorDetail];
-  const message = issues.length === 1 ? `${first.field}: ${first.issue}` : "Request body is invalid.";
-  throw new ApiError("VALIDATION_ERROR", message, [...issues]);
-}
-
-export const contentTooLarge = (field: string) =>
-  new ApiError(
-    "PAYLOAD_TOO_LARGE",
-    `${field}: span content exceeds ${MAX_CONTENT_BYTES.toLocaleString("en")} bytes serialized (1 MB).`,
-  );
+export const contentTooLarge = (field: string) => tooLarge(`${field}: span content`, MAX_CONTENT_BYTES);
 
 /** The prompt and deployment a span names, and where its fields are in the request. */
 export interface SpanReferences {
@@ -53,11 +41,8 @@ export async function resolveWriteTarget(
   const project = await ctx.cache.get(JSON.stringify(["project", projectId]), () =>
     ctx.db.selectFrom("projects").select(["id", "workspaceId"]).where("id", "=", projectId).executeTakeFirst(),
   );
-  if (project?.workspaceId !== ctx.principal.workspaceId)
-    return { projectId: undefined, issues: [], failure: notFound("Project") };
-  if (!mayAccessProject(ctx.principal, project.id)) {
-    return { projectId: undefined, issues: [], failure: forbidden("This API key is restricted to other projects.") };
-  }
+  const refused = projectAccessFailure(ctx, project);
+  if (refused || project === undefined) return { projectId: undefined, issues: [], failure: refused };
 
   const promptIds = [...new Set(spans.flatMap((span) => (span.promptId ? [span.promptId] : [])))];
   const deploymentIds = [...new Set(spans.flatMap((span) => (span.deploymentId ? [span.deploymentId] : [])))];

@@ -1,8 +1,7 @@
-import { requireProject } from "../access.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
-import { type Project, toProject } from "./project.ts";
+import { type Project, requireProject, toProject } from "./project.ts";
 
 export function updateProject(
   ctx: ServiceContext,

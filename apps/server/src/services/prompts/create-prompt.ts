@@ -1,7 +1,7 @@
-import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
+import { requireProject } from "../projects/project.ts";
 import {
   assertVariableLimit,
   DEFAULT_PLAYGROUND_TITLE,

@@ -1,8 +1,8 @@
-import { requireProject } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { createdWithin } from "../created-range.ts";
 import type { QueryOf } from "../operation-input.ts";
 import { paginate } from "../pagination.ts";
+import { requireProject } from "../projects/project.ts";
 import { toPromptSummary } from "./prompt.ts";
 
 /** The project's prompts as summaries. */

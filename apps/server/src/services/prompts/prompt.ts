@@ -6,9 +6,9 @@
 import type { schemas } from "@pharos/contract";
 import { invalid, notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
-import { assertProjectAccess } from "../access.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
+import { assertProjectAccess } from "../projects/project.ts";
 import { requireProvider } from "../providers/provider.ts";
 import { MAX_VARIABLES, variableList, variableMap } from "./template-variables.ts";
 
@@ -51,6 +51,28 @@ export async function requirePrompt(ctx: ServiceContext, promptId: string): Prom
   if (!prompt) throw notFound("Prompt");
   assertProjectAccess(ctx, prompt.projectId);
   return prompt;
+}
+
+/** Every prompt id must name a prompt of the project (404 otherwise). */
+export async function requirePromptsOfProject(
+  ctx: ServiceContext,
+  projectId: string,
+  promptIds: readonly string[],
+): Promise<void> {
+  const wanted = [...new Set(promptIds)];
+  if (wanted.length === 0) return;
+  const found = await ctx.db
+    .selectFrom("prompts")
+    .select("id")
+    .where("projectId", "=", projectId)
+    .where("workspaceId", "=", ctx.principal.workspaceId)
+    .where("id", "in", wanted)
+    .execute();
+  const known = new Set(found.map((row) => row.id));
+  const missing = wanted.find((id) => !known.has(id));
+  if (missing !== undefined) {
+    throw notFound(`Prompt ${missing} of the project`);
+  }
 }
 
 /**
