@@ -5,7 +5,7 @@
 import { Migrator, sql } from "kysely";
 import { describe, expect, it } from "vitest";
 import { adapters } from "../testing/harness.ts";
-import { migrations } from "./migrations.ts";
+import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 
 const attributes: Database["logAttributes"][] = [

@@ -1,7 +1,7 @@
 import type { Kysely } from "kysely";
 import { describe, expect, it } from "vitest";
 import { adapters } from "../testing/harness.ts";
-import { CACHED_TABLES } from "./migrations.ts";
+import { CACHED_TABLES } from "./migrations/0007-cache-generation.ts";
 import { type CachedReads, ReadCache, type ReadCacheLimits } from "./read-cache.ts";
 import type { Database } from "./schema.ts";
 

@@ -1,7 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { type Insertable, type Kysely, Migrator } from "kysely";
 import type { DialectSql } from "./dialect-sql.ts";
-import { type Dialect, migrations } from "./migrations.ts";
+import type { Dialect } from "./dialect.ts";
+import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 import type { RunInTransaction } from "./transactions.ts";
 

@@ -1,0 +1,2 @@
+/** The database engine a store runs on. */
+export type Dialect = "sqlite" | "postgres";

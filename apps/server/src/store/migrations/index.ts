@@ -1,0 +1,28 @@
+/**
+ * Schema migrations, applied at start. Written with Kysely's schema builder in types both dialects share
+ * (text, bigint, integer), so one list serves SQLite and PostgreSQL; a dialect-specific step takes `dialect`.
+ * A database records the migrations it has applied by the names below: a name never changes, and a change to
+ * the schema is a new migration rather than an edit of one that databases have already applied.
+ */
+import type { Migration } from "kysely";
+import type { Dialect } from "../dialect.ts";
+import { core } from "./0001-core.ts";
+import { logs } from "./0002-logs.ts";
+import { evaluations } from "./0003-evaluations.ts";
+import { logSearch } from "./0004-log-search.ts";
+import { partialLogIndexes } from "./0005-partial-log-indexes.ts";
+import { sideRowsBySearchKey } from "./0006-side-rows-by-search-key.ts";
+import { cacheGeneration } from "./0007-cache-generation.ts";
+
+/** Every migration in order; names sort in the order they apply. */
+export function migrations(dialect: Dialect): Record<string, Migration> {
+  return {
+    "0001-core": core(dialect),
+    "0002-logs": logs(dialect),
+    "0003-evaluations": evaluations(dialect),
+    "0004-log-search": logSearch(dialect),
+    "0005-partial-log-indexes": partialLogIndexes,
+    "0006-side-rows-by-search-key": sideRowsBySearchKey(dialect),
+    "0007-cache-generation": cacheGeneration(dialect),
+  };
+}
