@@ -1,0 +1,76 @@
+/**
+ * What the logs benchmark measures, in interleaved rounds (median of the rounds):
+ * (b) POST /logs/trace (one trace with 5 Model spans, ~14 KB) at 1, 10 and 50 connections and at 1,000 req/s
+ *     offered;
+ * (c) POST /logs/traces and /logs/spans over a project seeded with BENCH_SPANS spans, with a time range, a
+ *     name substring and an attribute filter: first page and page 50 (reached by following cursors);
+ * (d) GET /deployments by id and by `latest`;
+ * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
+ */
+import { READ_SECONDS, WRITE_SECONDS } from "./options.ts";
+import { SPANS_PER_TRACE } from "./payload.ts";
+
+/** How deep the later-page searches (c) go, following cursors from page 1. */
+export const PAGE = 50;
+
+type Kind = "ceiling-a" | "ceiling-v" | "write" | "search" | "deployment";
+
+export interface Scenario {
+  id: string;
+  kind: Kind;
+  label: string;
+  connections: number;
+  rate?: number;
+  seconds: number;
+  /** Spans stored per 2xx response. */
+  spansPerRequest?: number;
+}
+
+export const ceilingScenarios: Scenario[] = [1, 10, 50].flatMap((connections) => [
+  {
+    id: `a.c${connections}`,
+    kind: "ceiling-a" as const,
+    label: "(a) bare Hono GET",
+    connections,
+    seconds: WRITE_SECONDS,
+  },
+  {
+    id: `v.c${connections}`,
+    kind: "ceiling-v" as const,
+    label: "(v) POST /logs/trace validate only",
+    connections,
+    seconds: WRITE_SECONDS,
+  },
+]);
+
+export const storeScenarios: Scenario[] = [
+  ...[1, 10, 50].map((connections) => ({
+    id: `b.c${connections}`,
+    kind: "write" as const,
+    label: "(b) POST /logs/trace",
+    connections,
+    seconds: WRITE_SECONDS,
+    spansPerRequest: SPANS_PER_TRACE,
+  })),
+  {
+    id: "b.r1000",
+    kind: "write",
+    label: "(b) POST /logs/trace @1000/s offered",
+    connections: 50,
+    rate: 1_000,
+    seconds: WRITE_SECONDS,
+    spansPerRequest: SPANS_PER_TRACE,
+  },
+  { id: "c.traces.p1", kind: "search", label: "(c) POST /logs/traces page 1", connections: 1, seconds: READ_SECONDS },
+  { id: "c.traces.pN", kind: "search", label: "(c) POST /logs/traces page 50", connections: 1, seconds: READ_SECONDS },
+  { id: "c.spans.p1", kind: "search", label: "(c) POST /logs/spans page 1", connections: 1, seconds: READ_SECONDS },
+  { id: "c.spans.pN", kind: "search", label: "(c) POST /logs/spans page 50", connections: 1, seconds: READ_SECONDS },
+  { id: "d.id", kind: "deployment", label: "(d) GET /deployments by id", connections: 10, seconds: READ_SECONDS },
+  {
+    id: "d.latest",
+    kind: "deployment",
+    label: "(d) GET /deployments latest",
+    connections: 10,
+    seconds: READ_SECONDS,
+  },
+];
