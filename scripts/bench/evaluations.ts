@@ -1,5 +1,5 @@
 /**
- * The evaluation benchmark of issue 6: how long a 1,000-row run takes against the loopback fake provider
+ * The evaluation-run benchmark: how long a 1,000-row run takes against the loopback fake provider
  * answering after 50 ms, at the default row concurrency (5) and at 20, on each store, compared with the ideal
  * rows × latency ÷ concurrency. The run's own timeline (startedAt → finishedAt) is the measure; the server
  * runs its embedded worker.

@@ -2,9 +2,10 @@
  * The options of a `pnpm bench` run: which suites and databases it measures (command line) and, from the mode
  * (`--quick` or full) and the environment, for how long and over how much data.
  *
- * Environment: BENCH_SPANS (default 1,000,000; 100,000 with --quick), BENCH_ROUNDS (3), BENCH_DURATION
+ * Environment: BENCH_SPANS (default 1,000,000; 60,000 with --quick), BENCH_ROUNDS (3), BENCH_DURATION
  * (seconds per write/ceiling measurement; reads take half), BENCH_POSTGRES_URL (an admin connection,
- * default postgres://postgres@127.0.0.1:5432/postgres), BENCH_LOG_LEVEL (the server's LOG_LEVEL, default info).
+ * default postgres://postgres@127.0.0.1:5432/postgres), BENCH_LOG_LEVEL (the server's LOG_LEVEL, default info),
+ * BENCH_KEEP_LOGS=1 (keep the servers' logs).
  */
 import { DEFAULT_POSTGRES_URL, type StoreName } from "./targets.ts";
 

@@ -1,6 +1,6 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]` — the logs benchmark of issue 5,
- * then the evaluation-run benchmark of issue 6 (evaluations.ts). `--suite` runs one of them only.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]` — the logs API benchmark, then
+ * the evaluation-run benchmark (evaluations.ts). `--suite` runs one of them only.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon

@@ -58,10 +58,9 @@ export function itRequiresAKey(use: () => Target, send: Send): void {
 }
 
 /**
- * 403 FORBIDDEN for keys whose role does not allow the operation, and for a full key restricted to the target's
- * own project (the operation's resource lives in another project). In-process only: the keys are made by admin.
+ * 403 FORBIDDEN for keys of `roles` (none: a read every role may make), and for a full key restricted to the
+ * target's own project (the operation's resource lives in another project). In-process only: admin makes the keys.
  */
-/** 403 for keys of `roles` (none: a read every role may make) and for a key restricted to another project. */
 export function itForbidsKeys(use: () => Target, send: Send, roles: readonly ("read-only" | "ingest-only")[]): void {
   const forRoles = roles.length > 0 ? `${roles.join(" and ")} keys and ` : "";
   it(`403 FORBIDDEN for ${forRoles}a key restricted to another project`, async (ctx) => {
@@ -108,7 +107,7 @@ export function itHidesOtherWorkspaces(use: () => Target, send: Send): void {
 /** Statuses no client request can provoke on demand, and why. */
 export const UNPROVOKED_STATUSES: Record<string, string> = {
   "429":
-    "the server has no rate limiter yet (DESIGN.md: rate limit middleware); the client's 429 handling is tested against a loopback server",
+    "the rate limits (thousands of requests per minute per workspace) are out of a test run's reach; the server's tests provoke 429 under a low limit (http/rate-limit.test.ts), the client's 429 handling is tested against a loopback server",
   "500": "a fault of the server; no valid or invalid request may cause one",
 };
 
