@@ -1,4 +1,4 @@
-/** What other packages (the conformance kit, tests) use of the server. */
+/** What other packages (the conformance kit, the benchmark, tests) use of the server; test doubles: `./testing`. */
 export { type AppOptions, createApp } from "./app.ts";
 export { DEFAULT_EVALUATION_CONFIG } from "./config.ts";
 export { createIdGenerator } from "./ids.ts";
@@ -13,7 +13,6 @@ export {
 } from "./services/admin/workspaces.ts";
 export { openStore } from "./store/open-store.ts";
 export { openPostgresStore } from "./store/postgres.ts";
-export { openScratchStore, type ScratchStore } from "./store/scratch.ts";
 export { openSqliteStore } from "./store/sqlite.ts";
 export type { Store } from "./store/store.ts";
 export { EvaluationWorker } from "./worker/evaluation-worker.ts";

@@ -6,7 +6,7 @@
  */
 import { unwrap } from "@pharos/client";
 import type { components } from "@pharos/contract";
-import { type FakeProvider, startFakeProvider } from "@pharos/server/testing/fake-provider";
+import { type FakeProvider, startFakeProvider } from "@pharos/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectError, expectStatus, inProcessOnly } from "./cases.ts";
 import { newDataset, newPrompt, newProvider, runTag, text } from "./fixtures.ts";

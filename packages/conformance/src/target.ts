@@ -20,8 +20,8 @@ import {
   createWorkspace,
   DEFAULT_EVALUATION_CONFIG,
   EvaluationWorker,
-  openScratchStore,
 } from "@pharos/server";
+import { openScratchStore } from "@pharos/server/testing";
 import pino from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { operationForRoute } from "./spec.ts";
