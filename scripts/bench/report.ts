@@ -172,7 +172,7 @@ export function printTargets(
   runs: StoreRun[],
 ) {
   const scenario = (id: string) => storeScenarios.find((s) => s.id === id) as Scenario;
-  const lines: string[] = ["", "Targets of issue 5 (this run):"];
+  const lines: string[] = ["", "Targets of the logs API (this run):"];
   const check = (store: string, what: string, ok: boolean | undefined, detail: string) =>
     lines.push(`  ${ok === undefined ? "n/a " : ok ? "met " : "MISS"}  ${store.padEnd(8)} ${what}: ${detail}`);
   for (const store of storeNames) {

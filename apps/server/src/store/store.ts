@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import { type Insertable, type Kysely, Migrator } from "kysely";
-import type { DialectSql } from "./dialect-sql.ts";
 import type { Dialect } from "./dialect.ts";
+import type { DialectSql } from "./dialect-sql.ts";
 import { migrations } from "./migrations/index.ts";
 import type { Database } from "./schema.ts";
 import type { RunInTransaction } from "./transactions.ts";
