@@ -1,12 +1,15 @@
 /**
  * The few rules that make hono-takibi's output match the spec (DESIGN.md, "The contract pipeline";
- * docs/adr/0003). Each exists because of a gap seen with hono-takibi 0.9.995; the contract tests prove the
- * generated schemas enforce what the spec says, so a generator upgrade that closes a gap shows up there.
+ * docs/adr/0003): integer formats, optional parameters, map limits, and discriminated unions (which also decide
+ * what a validation error names). Each exists because of a gap seen with hono-takibi 0.9.995; the contract tests prove the generated schemas enforce what the spec says, so a
+ * generator upgrade that closes a gap shows up there, and hono-takibi-patches.test.ts pins each rule's output.
  */
 
 type Node = Record<string, unknown>;
 
 const RECORD_LIMITS = "x-pharos-record-limits";
+/** hono-takibi passes `x-oneOf-message` as the union's error option: it carries a discriminator through. */
+const DISCRIMINATOR_MARK = "x-pharos-discriminator:";
 
 function walk(value: unknown, visit: (node: Node) => void): void {
   if (Array.isArray(value)) {
@@ -53,12 +56,109 @@ export function prepareForHonoTakibi(document: Node): Node {
     } else if (keyLengths && node.type === "object") {
       node[RECORD_LIMITS] = keyLengths;
     }
+    // A oneOf becomes z.xor (hono-takibi emits z.discriminatedUnion only for inline members, and ours are
+    // $refs), which answers a bad member with a bare "Invalid input". Where the members are told apart by a
+    // discriminator, mark the union for patchGeneratedRoutes instead. The discriminator itself goes:
+    // zod-to-openapi documents a discriminated union's discriminator from its members, whereas hono-takibi's
+    // copy of the mapping loses every key that is also a schema keyword (the log filters' `contains`).
+    const property = Array.isArray(node.oneOf) ? discriminatorOf(document, node) : undefined;
+    if (property !== undefined) {
+      node["x-oneOf-message"] = `${DISCRIMINATOR_MARK}${property}`;
+      delete node.discriminator;
+    }
   });
   return copy;
 }
 
-/** Post-pass over the generated module: each record-limits mark becomes a `recordWithin` refinement. */
+/**
+ * The property a oneOf's members are told apart by: its declared discriminator, else a property that every
+ * member requires with values of its own (`enum`/`const`, disjoint between members; a member that is itself
+ * a union contributes its members' values). LogFilter is such a union: selected by `column`, then by
+ * `operator` within a column's group. With disjoint values, choosing the member by that property accepts
+ * exactly what the oneOf accepts.
+ */
+export function discriminatorOf(document: Node, union: Node): string | undefined {
+  const declared = (union.discriminator as Node | undefined)?.propertyName;
+  if (typeof declared === "string") return declared;
+  const members = (union.oneOf as Node[]).map((member) => leavesOf(document, member));
+  const candidates = Object.keys(((members[0]?.[0]?.properties as Node | undefined) ?? {}) as Node);
+  return candidates.find((name) => {
+    const seen = new Set<unknown>();
+    for (const leaves of members) {
+      const values = new Set<unknown>();
+      for (const leaf of leaves) {
+        const schema = (leaf.properties as Record<string, Node> | undefined)?.[name];
+        const declaredValues = schema?.const !== undefined ? [schema.const] : schema?.enum;
+        if (!(leaf.required as string[] | undefined)?.includes(name) || !Array.isArray(declaredValues)) return false;
+        for (const value of declaredValues) values.add(value);
+      }
+      for (const value of values) {
+        if (seen.has(value)) return false;
+        seen.add(value);
+      }
+    }
+    return true;
+  });
+}
+
+/** The object schemas a union member stands for: itself, or the members of the union it is. */
+function leavesOf(document: Node, member: Node): Node[] {
+  const schema = resolve(document, member);
+  return Array.isArray(schema.oneOf)
+    ? (schema.oneOf as Node[]).flatMap((inner) => leavesOf(document, inner))
+    : [schema];
+}
+
+function resolve(document: Node, schema: Node): Node {
+  if (typeof schema.$ref !== "string") return schema;
+  const target = schema.$ref
+    .replace(/^#\//, "")
+    .split("/")
+    .reduce<unknown>(
+      (at, key) => (at as Node | undefined)?.[key.replaceAll("~1", "/").replaceAll("~0", "~")],
+      document,
+    );
+  if (target === undefined) throw new Error(`unresolved ${schema.$ref}`);
+  return resolve(document, target as Node);
+}
+
+/** Post-pass over the generated module: the marks left by prepareForHonoTakibi become zod. */
 export function patchGeneratedRoutes(code: string): string {
+  return withRecordLimits(withDiscriminatedUnions(code));
+}
+
+/**
+ * Each marked `z.xor([...], { error: mark })` becomes `z.discriminatedUnion(property, [...])`: a member is
+ * chosen by its discriminator value, so a bad member is reported field by field (`content.0.value`), and an
+ * unknown value by zod's own message, which lists the allowed values. The discriminator schemas of the
+ * members (a literal, or an enum where several values share a member) and nested discriminated unions are
+ * what z.discriminatedUnion reads its values from.
+ */
+function withDiscriminatedUnions(code: string): string {
+  const marked = new RegExp(
+    String.raw`\.xor\(\s*(\[\s*\w+(?:\s*,\s*\w+)*\s*,?\s*\]),\s*\{\s*error:\s*(['"])${DISCRIMINATOR_MARK}(\w+)\2,?\s*\},?\s*\)`,
+    "g",
+  );
+  const patched = code.replace(marked, (_match, members: string, _quote, property: string, at: number) => {
+    if (!members.includes("\n")) return `.discriminatedUnion('${property}', ${members})`;
+    // Members prettier put one per line, re-indented for the call without its error argument.
+    const indent = /^ */.exec(code.slice(code.lastIndexOf("\n", at) + 1))?.[0] ?? "";
+    const names = members
+      .slice(1, -1)
+      .split(",")
+      .map((name) => name.trim())
+      .filter(Boolean);
+    return `.discriminatedUnion('${property}', [\n${names.map((name) => `${indent}  ${name},\n`).join("")}${indent}])`;
+  });
+  // Members are component schemas ($refs); anything else is a case this rule was not written for.
+  if (patched.includes(DISCRIMINATOR_MARK)) {
+    throw new Error("a discriminated oneOf was not generated as z.xor([...]) of component schemas");
+  }
+  return patched;
+}
+
+/** Each record-limits mark becomes a `recordWithin` refinement. */
+function withRecordLimits(code: string): string {
   const mark = `'${RECORD_LIMITS}': `;
   let patched = code;
   let at = patched.indexOf(mark);

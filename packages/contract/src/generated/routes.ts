@@ -634,17 +634,10 @@ export type ImageIcon = z.infer<typeof ImageIconSchema>
 export const IconSchema: z.ZodType<IconType> = z
   .lazy(() =>
     z
-      .xor([EmojiIconSchema, ImageIconSchema])
+      .discriminatedUnion('type', [EmojiIconSchema, ImageIconSchema])
       .openapi({
         description:
           'Icon of a project, prompt or dataset: an emoji (`type: emoji`) or an image URL (`type: image`).',
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            emoji: '#/components/schemas/EmojiIcon',
-            image: '#/components/schemas/ImageIcon',
-          },
-        },
         examples: [{ type: 'emoji', value: '🧪' }],
       }),
   )
@@ -1084,17 +1077,7 @@ export const ImageContentSchema = z
     detail: z
       .enum(['low', 'medium', 'high', 'auto'])
       .openapi({ description: 'Resolution the model should use for the image.' }),
-    value: z
-      .xor([ContentUrlValueSchema, ImageBase64ValueSchema])
-      .openapi({
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            url: '#/components/schemas/ContentUrlValue',
-            base64: '#/components/schemas/ImageBase64Value',
-          },
-        },
-      }),
+    value: z.discriminatedUnion('type', [ContentUrlValueSchema, ImageBase64ValueSchema]),
   })
   .openapi({
     description:
@@ -1133,17 +1116,7 @@ export type PdfBase64Value = z.infer<typeof PdfBase64ValueSchema>
 export const PdfContentSchema = z
   .strictObject({
     modality: z.literal('pdf'),
-    value: z
-      .xor([ContentUrlValueSchema, PdfBase64ValueSchema])
-      .openapi({
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            url: '#/components/schemas/ContentUrlValue',
-            base64: '#/components/schemas/PdfBase64Value',
-          },
-        },
-      }),
+    value: z.discriminatedUnion('type', [ContentUrlValueSchema, PdfBase64ValueSchema]),
     file: z
       .strictObject({
         name: z.string().max(255).openapi({ description: 'File name shown to users.' }),
@@ -1328,17 +1301,7 @@ export type RedactedReasoningValue = z.infer<typeof RedactedReasoningValueSchema
 export const ReasoningContentSchema = z
   .strictObject({
     modality: z.literal('reasoning'),
-    value: z
-      .xor([ThinkingReasoningValueSchema, RedactedReasoningValueSchema])
-      .openapi({
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            thinking: '#/components/schemas/ThinkingReasoningValue',
-            redacted: '#/components/schemas/RedactedReasoningValue',
-          },
-        },
-      }),
+    value: z.discriminatedUnion('type', [ThinkingReasoningValueSchema, RedactedReasoningValueSchema]),
   })
   .openapi({
     description: 'Reasoning ("thinking") of the model, visible or redacted.',
@@ -1433,17 +1396,7 @@ export type ResponseErrorValue = z.infer<typeof ResponseErrorValueSchema>
 export const ErrorContentSchema = z
   .strictObject({
     modality: z.literal('error'),
-    value: z
-      .xor([SafetyErrorValueSchema, ResponseErrorValueSchema])
-      .openapi({
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            safety: '#/components/schemas/SafetyErrorValue',
-            response_error: '#/components/schemas/ResponseErrorValue',
-          },
-        },
-      }),
+    value: z.discriminatedUnion('type', [SafetyErrorValueSchema, ResponseErrorValueSchema]),
   })
   .openapi({
     description:
@@ -1552,7 +1505,7 @@ export const SearchResultContentSchema = z
 export type SearchResultContent = z.infer<typeof SearchResultContentSchema>
 
 export const MessageContentSchema = z
-  .xor([
+  .discriminatedUnion('modality', [
     TextContentSchema,
     ImageContentSchema,
     PdfContentSchema,
@@ -1565,19 +1518,6 @@ export const MessageContentSchema = z
   .openapi({
     description:
       'One part of a message, discriminated by `modality`. The shapes follow the open-source Adaline Gateway types (`@adaline/types`); streaming `partial-*` modalities are never stored and are not accepted, and content parts carry no `metadata` field.',
-    discriminator: {
-      propertyName: 'modality',
-      mapping: {
-        text: '#/components/schemas/TextContent',
-        image: '#/components/schemas/ImageContent',
-        pdf: '#/components/schemas/PdfContent',
-        'tool-call': '#/components/schemas/ToolCallContent',
-        'tool-response': '#/components/schemas/ToolResponseContent',
-        reasoning: '#/components/schemas/ReasoningContent',
-        error: '#/components/schemas/ErrorContent',
-        'search-result': '#/components/schemas/SearchResultContent',
-      },
-    },
     examples: [{ modality: 'text', value: 'Hello {{name}}!' }],
   })
   .openapi('MessageContent')
@@ -2328,7 +2268,7 @@ export type ResponseLengthEvaluatorConfig = z.infer<typeof ResponseLengthEvaluat
 export const EvaluatorConfigSchema: z.ZodType<EvaluatorConfigType> = z
   .lazy(() =>
     z
-      .xor([
+      .discriminatedUnion('type', [
         LlmAsAJudgeEvaluatorConfigSchema,
         TextMatcherEvaluatorConfigSchema,
         JsonEvaluatorConfigSchema,
@@ -2340,18 +2280,6 @@ export const EvaluatorConfigSchema: z.ZodType<EvaluatorConfigType> = z
       .openapi({
         description:
           "How an evaluator grades one row's output, discriminated by `type`. Every type yields a grade (`pass`, `fail` or `unknown`), a score from 0 to 1 and a reason per row; each variant's description states when it passes. `group` names the family (`ai-powered`, `code` or `performance`): optional in requests (it must match the type when given) and always present in responses, as are the defaulted optional fields.",
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            'llm-as-a-judge': '#/components/schemas/LlmAsAJudgeEvaluatorConfig',
-            'text-matcher': '#/components/schemas/TextMatcherEvaluatorConfig',
-            json: '#/components/schemas/JsonEvaluatorConfig',
-            javascript: '#/components/schemas/JavascriptEvaluatorConfig',
-            cost: '#/components/schemas/CostEvaluatorConfig',
-            latency: '#/components/schemas/LatencyEvaluatorConfig',
-            'response-length': '#/components/schemas/ResponseLengthEvaluatorConfig',
-          },
-        },
         examples: [
           {
             type: 'llm-as-a-judge',
@@ -2916,7 +2844,7 @@ export type ApiDatasetColumnInput = z.infer<typeof ApiDatasetColumnInputSchema>
 export const DatasetColumnInputSchema: z.ZodType<DatasetColumnInputType> = z
   .lazy(() =>
     z
-      .xor([
+      .discriminatedUnion('type', [
         StaticDatasetColumnInputSchema,
         PromptDatasetColumnInputSchema,
         ApiDatasetColumnInputSchema,
@@ -2924,14 +2852,6 @@ export const DatasetColumnInputSchema: z.ZodType<DatasetColumnInputType> = z
       .openapi({
         description:
           'A column to create, discriminated by `type`. Pharos assigns the id and timestamps. `prompt` and `api` columns must carry their `settings` (400 VALIDATION_ERROR when missing).',
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            static: '#/components/schemas/StaticDatasetColumnInput',
-            prompt: '#/components/schemas/PromptDatasetColumnInput',
-            api: '#/components/schemas/ApiDatasetColumnInput',
-          },
-        },
         examples: [{ name: 'question', type: 'static' }],
       }),
   )
@@ -2986,18 +2906,10 @@ export type ApiDatasetColumn = z.infer<typeof ApiDatasetColumnSchema>
 export const DatasetColumnSchema: z.ZodType<DatasetColumnType> = z
   .lazy(() =>
     z
-      .xor([StaticDatasetColumnSchema, PromptDatasetColumnSchema, ApiDatasetColumnSchema])
+      .discriminatedUnion('type', [StaticDatasetColumnSchema, PromptDatasetColumnSchema, ApiDatasetColumnSchema])
       .openapi({
         description:
           "A typed column of a dataset, discriminated by `type`: `static` (client-written values), `prompt` (output of a prompt of the same project) or `api` (response of an HTTP call). A column's type never changes; delete the column and create a new one instead.",
-        discriminator: {
-          propertyName: 'type',
-          mapping: {
-            static: '#/components/schemas/StaticDatasetColumn',
-            prompt: '#/components/schemas/PromptDatasetColumn',
-            api: '#/components/schemas/ApiDatasetColumn',
-          },
-        },
         examples: [
           {
             id: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0M',
@@ -3648,7 +3560,7 @@ export const SpanContentOtherSchema = z
 export type SpanContentOther = z.infer<typeof SpanContentOtherSchema>
 
 export const SpanContentSchema = z
-  .xor([
+  .discriminatedUnion('type', [
     SpanContentModelSchema,
     SpanContentModelStreamSchema,
     SpanContentFunctionSchema,
@@ -3661,19 +3573,6 @@ export const SpanContentSchema = z
   .openapi({
     description:
       'Typed content of a span, discriminated by `type`: `Model` (an LLM call), `ModelStream` (one streamed chunk of it), `Function`, `Tool`, `Guardrail`, `Retrieval`, `Embeddings` and `Other`. Custom kinds use SpanContentCustom. Serialized as UTF-8 JSON, the content must not exceed 1 MB (1,048,576 bytes); larger content is 413 PAYLOAD_TOO_LARGE (the `maxLength` shown on its strings is only the 32 MB request body limit, so an oversized content is never reported as a 400).',
-    discriminator: {
-      propertyName: 'type',
-      mapping: {
-        Model: '#/components/schemas/SpanContentModel',
-        ModelStream: '#/components/schemas/SpanContentModelStream',
-        Function: '#/components/schemas/SpanContentFunction',
-        Tool: '#/components/schemas/SpanContentTool',
-        Guardrail: '#/components/schemas/SpanContentGuardrail',
-        Retrieval: '#/components/schemas/SpanContentRetrieval',
-        Embeddings: '#/components/schemas/SpanContentEmbeddings',
-        Other: '#/components/schemas/SpanContentOther',
-      },
-    },
     examples: [
       {
         type: 'Tool',
@@ -3928,17 +3827,10 @@ export const LogAttributeDeleteOperationSchema = z
 export type LogAttributeDeleteOperation = z.infer<typeof LogAttributeDeleteOperationSchema>
 
 export const LogAttributeOperationSchema = z
-  .xor([LogAttributeCreateOperationSchema, LogAttributeDeleteOperationSchema])
+  .discriminatedUnion('operation', [LogAttributeCreateOperationSchema, LogAttributeDeleteOperationSchema])
   .openapi({
     description:
       "One change to a trace's attributes: `create` sets `key` to `value` (adding the key or replacing its value and type), `delete` removes `key` (no effect when it is absent).",
-    discriminator: {
-      propertyName: 'operation',
-      mapping: {
-        create: '#/components/schemas/LogAttributeCreateOperation',
-        delete: '#/components/schemas/LogAttributeDeleteOperation',
-      },
-    },
     examples: [{ operation: 'create', key: 'feedback', value: 'thumbs-up' }],
   })
   .openapi('LogAttributeOperation')
@@ -4241,21 +4133,10 @@ export const LogTextExistsFilterSchema = z
 export type LogTextExistsFilter = z.infer<typeof LogTextExistsFilterSchema>
 
 export const LogTextFilterSchema = z
-  .xor([LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
+  .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
   .openapi({
     description:
       'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
-    discriminator: {
-      propertyName: 'operator',
-      mapping: {
-        equals: '#/components/schemas/LogTextValueFilter',
-        'not-equals': '#/components/schemas/LogTextValueFilter',
-        'not-contains': '#/components/schemas/LogTextValueFilter',
-        in: '#/components/schemas/LogTextListFilter',
-        'not-in': '#/components/schemas/LogTextListFilter',
-        exists: '#/components/schemas/LogTextExistsFilter',
-      },
-    },
     examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
   })
   .openapi('LogTextFilter')
@@ -4309,18 +4190,9 @@ export const LogStatusListFilterSchema = z
 export type LogStatusListFilter = z.infer<typeof LogStatusListFilterSchema>
 
 export const LogStatusFilterSchema = z
-  .xor([LogStatusValueFilterSchema, LogStatusListFilterSchema])
+  .discriminatedUnion('operator', [LogStatusValueFilterSchema, LogStatusListFilterSchema])
   .openapi({
     description: 'Filter on `status`, discriminated by `operator`.',
-    discriminator: {
-      propertyName: 'operator',
-      mapping: {
-        equals: '#/components/schemas/LogStatusValueFilter',
-        'not-equals': '#/components/schemas/LogStatusValueFilter',
-        in: '#/components/schemas/LogStatusListFilter',
-        'not-in': '#/components/schemas/LogStatusListFilter',
-      },
-    },
     examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
   })
   .openapi('LogStatusFilter')
@@ -4422,17 +4294,9 @@ export const LogTagListFilterSchema = z
 export type LogTagListFilter = z.infer<typeof LogTagListFilterSchema>
 
 export const LogTagsFilterSchema = z
-  .xor([LogTagValueFilterSchema, LogTagListFilterSchema])
+  .discriminatedUnion('operator', [LogTagValueFilterSchema, LogTagListFilterSchema])
   .openapi({
     description: 'Filter on `tags`, discriminated by `operator`.',
-    discriminator: {
-      propertyName: 'operator',
-      mapping: {
-        'not-contains': '#/components/schemas/LogTagValueFilter',
-        in: '#/components/schemas/LogTagListFilter',
-        'not-in': '#/components/schemas/LogTagListFilter',
-      },
-    },
     examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
   })
   .openapi('LogTagsFilter')
@@ -4598,7 +4462,7 @@ export const LogAttributeExistsFilterSchema = z
 export type LogAttributeExistsFilter = z.infer<typeof LogAttributeExistsFilterSchema>
 
 export const LogAttributeFilterSchema = z
-  .xor([
+  .discriminatedUnion('operator', [
     LogAttributeValueFilterSchema,
     LogAttributeTextFilterSchema,
     LogAttributeNumberFilterSchema,
@@ -4607,21 +4471,6 @@ export const LogAttributeFilterSchema = z
   ])
   .openapi({
     description: 'Filter on one attribute, named by `key`, discriminated by `operator`.',
-    discriminator: {
-      propertyName: 'operator',
-      mapping: {
-        equals: '#/components/schemas/LogAttributeValueFilter',
-        'not-equals': '#/components/schemas/LogAttributeValueFilter',
-        'not-contains': '#/components/schemas/LogAttributeTextFilter',
-        gt: '#/components/schemas/LogAttributeNumberFilter',
-        gte: '#/components/schemas/LogAttributeNumberFilter',
-        lt: '#/components/schemas/LogAttributeNumberFilter',
-        lte: '#/components/schemas/LogAttributeNumberFilter',
-        in: '#/components/schemas/LogAttributeListFilter',
-        'not-in': '#/components/schemas/LogAttributeListFilter',
-        exists: '#/components/schemas/LogAttributeExistsFilter',
-      },
-    },
     examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
   })
   .openapi('LogAttributeFilter')
@@ -4629,7 +4478,7 @@ export const LogAttributeFilterSchema = z
 export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
 
 export const LogFilterSchema = z
-  .xor([
+  .discriminatedUnion('column', [
     LogTextFilterSchema,
     LogStatusFilterSchema,
     LogNumberFilterSchema,

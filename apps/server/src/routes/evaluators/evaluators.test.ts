@@ -67,7 +67,7 @@ describeEachStore("evaluators", (use) => {
       [{ type: "json", mode: "exact-match", expected: "{nope" }, "config.expected"],
       [{ type: "json", mode: "schema" }, "config.schema"],
       [{ type: "javascript", code: "return {" }, "config.code"],
-      [{ ...RUBRIC, group: "code" }, "config"],
+      [{ ...RUBRIC, group: "code" }, "config.group"],
     ];
     for (const [config, field] of rejected) {
       const reply = await createEvaluator(h, promptId, { datasetId, config });
