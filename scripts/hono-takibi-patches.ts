@@ -1,7 +1,8 @@
 /**
  * The few rules that make hono-takibi's output match the spec (DESIGN.md, "The contract pipeline";
- * docs/adr/0003): integer formats, optional parameters, map limits, and discriminated unions (which also decide
- * what a validation error names). Each exists because of a gap seen with hono-takibi 0.9.995; the contract tests prove the generated schemas enforce what the spec says, so a
+ * docs/adr/0003): integer formats, optional parameters, map limits, discriminated unions and the pattern of a
+ * union's catch-all member (these two decide what a validation error names). Each exists because of a gap seen
+ * with hono-takibi 0.9.995; the contract tests prove the generated schemas enforce what the spec says, so a
  * generator upgrade that closes a gap shows up there, and hono-takibi-patches.test.ts pins each rule's output.
  */
 
@@ -10,6 +11,8 @@ type Node = Record<string, unknown>;
 const RECORD_LIMITS = "x-pharos-record-limits";
 /** hono-takibi passes `x-oneOf-message` as the union's error option: it carries a discriminator through. */
 const DISCRIMINATOR_MARK = "x-pharos-discriminator:";
+/** …and `x-pattern-message` as the pattern check's: it makes the check abort. */
+const ABORT_MARK = "x-pharos-abort";
 
 function walk(value: unknown, visit: (node: Node) => void): void {
   if (Array.isArray(value)) {
@@ -65,6 +68,24 @@ export function prepareForHonoTakibi(document: Node): Node {
     if (property !== undefined) {
       node["x-oneOf-message"] = `${DISCRIMINATOR_MARK}${property}`;
       delete node.discriminator;
+    }
+    // An anyOf of a discriminated union and a catch-all member, which takes the other values of the
+    // discriminator by a pattern (LogSpanContent: a SpanContent, or a SpanContentCustom of any other `type`).
+    // zod's union reports the one member whose issues are all non-aborting checks as if it were the one meant, so
+    // a built-in `Model` missing `provider` was reported as a custom kind whose name breaks the pattern. The
+    // pattern aborts instead, and the validation hook reads the union's members (apps/server validation-hook.ts).
+    if (Array.isArray(node.anyOf)) {
+      // Read from the bundle (the copy loses its discriminators on the way), marked in the copy.
+      const members = node.anyOf as Node[];
+      for (const union of members.map((member) => resolve(document, member))) {
+        const property = Array.isArray(union.oneOf) ? discriminatorOf(document, union) : undefined;
+        if (property === undefined) continue;
+        for (const member of members.map((other) => resolve(copy, other))) {
+          const tag = (member.properties as Record<string, Node> | undefined)?.[property];
+          const required = (member.required as string[] | undefined)?.includes(property);
+          if (required && typeof tag?.pattern === "string") tag["x-pattern-message"] = ABORT_MARK;
+        }
+      }
     }
   });
   return copy;
@@ -124,7 +145,13 @@ function resolve(document: Node, schema: Node): Node {
 
 /** Post-pass over the generated module: the marks left by prepareForHonoTakibi become zod. */
 export function patchGeneratedRoutes(code: string): string {
-  return withRecordLimits(withDiscriminatedUnions(code));
+  return withRecordLimits(withAbortingPatterns(withDiscriminatedUnions(code)));
+}
+
+/** Each marked pattern check becomes `.regex(pattern, { abort: true })`. */
+function withAbortingPatterns(code: string): string {
+  const marked = new RegExp(String.raw`\{\s*error:\s*(['"])${ABORT_MARK}\1,?\s*\}`, "g");
+  return code.replace(marked, "{ abort: true }");
 }
 
 /**

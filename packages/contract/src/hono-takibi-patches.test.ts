@@ -55,6 +55,23 @@ describe("prepareForHonoTakibi", () => {
     expect(schemasOf(prepared).U).toEqual({ oneOf: union.oneOf, "x-oneOf-message": "x-pharos-discriminator:kind" });
   });
 
+  it("makes the pattern of a catch-all member abort, beside a discriminated union on the same property", () => {
+    const prepared = prepareForHonoTakibi(
+      withSchemas({
+        Content: { anyOf: [ref("Known"), ref("Custom")] },
+        Known: { oneOf: [ref("A")], discriminator: { propertyName: "kind" } },
+        A: object({ kind: { enum: ["a"] } }),
+        Custom: object({ kind: { type: "string", pattern: "^(?!a$)" } }),
+      }),
+    );
+    expect(schemasOf(prepared).Custom?.properties).toEqual({
+      kind: { type: "string", pattern: "^(?!a$)", "x-pattern-message": "x-pharos-abort" },
+    });
+    expect(schemasOf(prepareForHonoTakibi(document)).SpanContentCustom?.properties).toMatchObject({
+      type: { "x-pattern-message": "x-pharos-abort" },
+    });
+  });
+
   it("marks every oneOf of the spec (LogFilter by the property that tells its members apart)", () => {
     const prepared = prepareForHonoTakibi(document);
     const unions = oneOfsOf(prepared);
@@ -109,6 +126,12 @@ describe("patchGeneratedRoutes", () => {
     expect(patchGeneratedRoutes("z.xor([ASchema, BSchema])")).toBe("z.xor([ASchema, BSchema])");
     expect(() => patchGeneratedRoutes("z.xor([z.object({}), B], { error: 'x-pharos-discriminator:type' })")).toThrow(
       /not generated as z\.xor/,
+    );
+  });
+
+  it("turns an abort mark into an aborting pattern check", () => {
+    expect(patchGeneratedRoutes("z.string().regex(/^(?!a$)/, { error: 'x-pharos-abort' }).max(64)")).toBe(
+      "z.string().regex(/^(?!a$)/, { abort: true }).max(64)",
     );
   });
 

@@ -3591,6 +3591,7 @@ export const SpanContentCustomSchema = z
       .string()
       .regex(
         /^(?!(?:Model|ModelStream|Function|Tool|Guardrail|Retrieval|Embeddings|Other)$)[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
+        { abort: true },
       )
       .min(1)
       .max(64)
