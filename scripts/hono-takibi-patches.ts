@@ -1,7 +1,8 @@
 /**
  * The few rules that make hono-takibi's output match the spec (DESIGN.md, "The contract pipeline";
  * docs/adr/0003): integer formats, optional parameters, map limits, discriminated unions and the pattern of a
- * union's catch-all member (these two decide what a validation error names). Each exists because of a gap seen
+ * union's catch-all member (these two decide what a validation error names), `format: uri` and integer
+ * parameters read as the spec means them. Each exists because of a gap seen
  * with hono-takibi 0.9.995; the contract tests prove the generated schemas enforce what the spec says, so a
  * generator upgrade that closes a gap shows up there, and hono-takibi-patches.test.ts pins each rule's output.
  */
@@ -145,7 +146,27 @@ function resolve(document: Node, schema: Node): Node {
 
 /** Post-pass over the generated module: the marks left by prepareForHonoTakibi become zod. */
 export function patchGeneratedRoutes(code: string): string {
-  return withRecordLimits(withAbortingPatterns(withDiscriminatedUnions(code)));
+  return withStrictIntegers(withUriFormat(withRecordLimits(withAbortingPatterns(withDiscriminatedUnions(code)))));
+}
+
+/** `z.url()` (the WHATWG parser) also checks `format: uri` as RFC 3986 defines it (contract/src/formats.ts). */
+function withUriFormat(code: string): string {
+  const patched = code.replace(/z\s*\.url\(\)/g, "z.url().refine(...uriCheck)");
+  return patched === code ? code : withImport(patched, `import { uriCheck } from "../formats.ts";`);
+}
+
+/**
+ * Integer parameters are generated as `z.coerce.number()`, which reads an empty `?createdBefore=` as 0: they are
+ * parsed from their text instead, digits only (contract/src/formats.ts).
+ */
+function withStrictIntegers(code: string): string {
+  const patched = code.replace(/z\.coerce\s*\.number\(\)/g, "z.string().regex(...integerText).transform(Number)");
+  return patched === code ? code : withImport(patched, `import { integerText } from "../formats.ts";`);
+}
+
+/** `code` with `line` after its first import (one import per rule: Biome merges nothing in generated files). */
+function withImport(code: string, line: string): string {
+  return code.replace(/^(import .*\n)/m, `$1${line}\n`);
 }
 
 /** Each marked pattern check becomes `.regex(pattern, { abort: true })`. */
@@ -203,7 +224,7 @@ function withRecordLimits(code: string): string {
     at = patched.indexOf(mark);
   }
   if (patched === code) return code;
-  return patched.replace(/^(import .*\n)/m, `$1import { recordWithin } from "../record-limits.ts";\n`);
+  return withImport(patched, `import { recordWithin } from "../record-limits.ts";`);
 }
 
 /** Index of the `}` that closes the object literal starting at `open`. */

@@ -1,5 +1,6 @@
 /** The API-wide decisions of openapi/description.md, checked on every operation. */
 import { describe, expect, it } from "vitest";
+import { openapiDocument } from "./index.ts";
 import {
   fieldOf,
   type Operation,
@@ -72,3 +73,19 @@ function tryField(schema: unknown, name: string) {
     return undefined;
   }
 }
+
+describe("numbers", () => {
+  it("bounds every integer by Number.MAX_SAFE_INTEGER at most: the largest a JSON number carries exactly here", () => {
+    const unbounded: string[] = [];
+    (function walk(node: unknown, at: string): void {
+      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${at}/${index}`));
+      if (node === null || typeof node !== "object") return;
+      const schema = node as { type?: unknown; maximum?: unknown };
+      const types = Array.isArray(schema.type) ? schema.type : [schema.type];
+      const maximum = typeof schema.maximum === "number" ? schema.maximum : Number.POSITIVE_INFINITY;
+      if (types.includes("integer") && maximum > Number.MAX_SAFE_INTEGER) unbounded.push(at);
+      for (const [key, child] of Object.entries(node)) walk(child, `${at}/${key}`);
+    })(openapiDocument, "");
+    expect(unbounded).toEqual([]);
+  });
+});

@@ -135,6 +135,15 @@ describe("patchGeneratedRoutes", () => {
     );
   });
 
+  it("checks format uri as RFC 3986 beside z.url(), and parses integer parameters from digits only", () => {
+    const code = `import { z } from '@hono/zod-openapi'\nexport const U = z.url().max(2048)\nexport const L = z.coerce\n  .number()\n  .pipe(z.int())\n`;
+    const patched = patchGeneratedRoutes(code);
+    expect(patched).toContain("export const U = z.url().refine(...uriCheck).max(2048)");
+    expect(patched).toContain("export const L = z.string().regex(...integerText).transform(Number)\n  .pipe(z.int())");
+    expect(patched).toContain(`import { uriCheck } from "../formats.ts";`);
+    expect(patched).toContain(`import { integerText } from "../formats.ts";`);
+  });
+
   it("turns a record-limits mark into a refinement", () => {
     const code = `import { z } from '@hono/zod-openapi'\nexport const M = z.record(z.string(), z.string()).openapi({ 'x-pharos-record-limits': { maxProperties: 5 }, description: 'm' })\n`;
     expect(patchGeneratedRoutes(code)).toContain(

@@ -3,15 +3,24 @@ import { openapiDocument } from "@pharos/contract";
 import type { z } from "zod";
 import { invalidRequest } from "../errors.ts";
 import type { AppEnv } from "./env.ts";
+import { screenRequestPart } from "./request-screen.ts";
 
 /** Where each part of a request is, in the details' field paths. */
 const PREFIXES: Record<string, string> = { json: "", query: "query.", param: "path.", header: "header." };
 
-/** The validation hook of every route: a zod failure becomes VALIDATION_ERROR with one detail per issue. */
+/**
+ * The validation hook of every route: a zod failure becomes VALIDATION_ERROR with one detail per issue, and so
+ * does a value the schema accepts but every request must avoid (a U+0000, nesting too deep).
+ */
 // biome-ignore lint/suspicious/noExplicitAny: the hook serves every route, whatever its input and output types.
 export const validationHook: Hook<any, AppEnv, any, any> = (result) => {
-  if (result.success) return;
   const prefix = PREFIXES[result.target] ?? "";
+  if (result.success) {
+    // What no schema states (request-screen.ts), checked on what the schema let through.
+    const problems = screenRequestPart(result.data, prefix);
+    if (problems.length > 0) throw invalidRequest(problems);
+    return;
+  }
   throw invalidRequest(
     result.error.issues
       .flatMap((issue) => read(issue, []).issues)

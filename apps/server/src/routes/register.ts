@@ -5,6 +5,7 @@ import { mayPerform } from "../auth/principal.ts";
 import { forbidden } from "../errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { type RateLimiter, rateClassOf } from "../http/rate-limit.ts";
+import { requireUtf8Body } from "../http/request-screen.ts";
 import type { RouteDefinition } from "./define-route.ts";
 
 /** The key's role must allow the operation, and the workspace be within its rate limit; both before validation. */
@@ -25,6 +26,6 @@ export function registerRoutes(
 ): void {
   for (const { operationId, route, handler } of definitions) {
     // The definitions are heterogeneous; each was type-checked against its own route by defineRoute.
-    api.openapi({ ...route, middleware: [admit(operationId, limiter)] } as never, handler as never);
+    api.openapi({ ...route, middleware: [admit(operationId, limiter), requireUtf8Body] } as never, handler as never);
   }
 }

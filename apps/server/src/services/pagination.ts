@@ -1,7 +1,7 @@
 /**
  * Cursor pagination on the keyset (createdAt, id), or (startedAt, id) for log search, or (score, createdAt, id)
  * for evaluation results. A cursor is `base64url(payload).signature`: the payload holds the position and a hash
- * of the query it belongs to, the signature (HMAC-SHA256 with the database's secret) makes a tampered cursor
+ * of the query it belongs to (with the workspace that asked), the signature (HMAC-SHA256 with the database's secret) makes a tampered cursor
  * detectable. A cursor of another query or a tampered one is INVALID_CURSOR.
  */
 import { createHash, createHmac, timingSafeEqual } from "node:crypto";
@@ -34,14 +34,17 @@ function sign(secret: string, payload: string): Buffer {
   return createHmac("sha256", secret).update(payload).digest();
 }
 
-/** Identifies a query independently of its page: everything that shapes the result except limit and cursor. */
-export function queryHash(operation: string, query: Record<string, unknown>): string {
+/**
+ * Identifies a query independently of its page: the caller's workspace, and everything that shapes the result
+ * except limit and cursor. A cursor of another workspace is foreign, even for the same query.
+ */
+export function queryHash(operation: string, workspaceId: string, query: Record<string, unknown>): string {
   const canonical = Object.keys(query)
     .sort()
     .filter((key) => key !== "limit" && key !== "cursor" && query[key] !== undefined)
     .map((key) => [key, query[key]]);
   return createHash("sha256")
-    .update(JSON.stringify([operation, canonical]))
+    .update(JSON.stringify([operation, workspaceId, canonical]))
     .digest("base64url")
     .slice(0, 22);
 }
@@ -124,7 +127,7 @@ export async function paginate<
   const columns: readonly KeysetColumn[] = typeof keyset === "string" ? [keyset] : keyset;
   const limit = page.limit ?? 50;
   const direction = page.sort?.endsWith(":asc") ? "asc" : "desc";
-  const hash = queryHash(options.operation, { ...options.filters, sort: page.sort });
+  const hash = queryHash(options.operation, ctx.principal.workspaceId, { ...options.filters, sort: page.sort });
   let select = options.select;
   if (page.cursor !== undefined) {
     const position = decodeCursor(ctx.cursorSecret, hash, page.cursor, columns.length);

@@ -787,7 +787,7 @@ export type paths = {
         };
         /**
          * List provider records
-         * @description 200 with one page of the workspace's provider records, without model lists and never with credentials. Providers belong to the workspace, so any valid key of the workspace may list them.
+         * @description 200 with one page of the workspace's provider records, without model lists and never with credentials. Providers belong to the workspace, so a `full` or `read-only` key may list them whatever projects it is restricted to; an `ingest-only` key gets 403, as for every read but deployments.
          */
         get: operations["listProviders"];
         put?: never;
@@ -4619,7 +4619,7 @@ export type components = {
             pagination: components["schemas"]["Pagination"];
         };
         /**
-         * @description Secret credentials of a provider record. Write-only: stored encrypted and never returned by any operation (responses only say `hasCredentials`). `apiKey` is sent as the vendor expects it (`Authorization: Bearer` for OpenAI and OpenAI-compatible servers, `x-api-key` for Anthropic); `headers` are added to every call to the provider (for example `OpenAI-Organization`).
+         * @description Secret credentials of a provider record. Write-only: stored encrypted and never returned by any operation (responses only say `hasCredentials`). `apiKey` is sent as the vendor expects it (`Authorization: Bearer` for OpenAI and OpenAI-compatible servers, `x-api-key` for Anthropic); `headers` are added to every call to the provider (for example `OpenAI-Organization`). Both are sent as HTTP header values, so `apiKey` and each header value may hold no line break and no character beyond Latin-1 (400 VALIDATION_ERROR naming the field).
          * @example {
          *       "apiKey": "sk-proj-EXAMPLEKEY1234567890",
          *       "headers": {

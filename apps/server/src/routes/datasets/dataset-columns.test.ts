@@ -286,11 +286,17 @@ describeEachStore("dataset columns: delete", (use) => {
     const h = use();
     const dataset = await createQaDataset(h);
     const [question, expected] = dataset.columns;
-    await addRows(h, dataset.id, [
+    const [, , third] = await addRows(h, dataset.id, [
       { question: "q1", expected: "a1" },
       { question: "q2" },
-      { question: "q3", expected: "x\u0000y" },
+      { question: "q3", expected: "xy" },
     ]);
+    // A cell holding U+0000, as versions that took it stored it (PostgreSQL's JSON types cannot read it).
+    await h.store.db
+      .updateTable("datasetRows")
+      .set({ values: JSON.stringify({ [question.id]: "q3", [expected.id]: "x\u0000y" }) })
+      .where("id", "=", third.id)
+      .execute();
     const deleted = await h.request("DELETE", `/datasets/${dataset.id}/columns/${expected.id}`);
     expect(deleted.status).toBe(204);
     expect(deleted.body).toBe("");

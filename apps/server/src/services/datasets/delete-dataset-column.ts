@@ -9,7 +9,8 @@ import type { StoredValues } from "./row.ts";
 /**
  * Deletes the column and its cell in every row (the rows and rowCount stay). Cells are removed by the
  * database's JSON functions, so rows do not travel to the server, except the few rows whose text those
- * functions cannot read (PostgreSQL's refuse an escaped NUL): those are rewritten here.
+ * functions cannot read (PostgreSQL's refuse an escaped NUL, which versions before requests were refused U+0000
+ * stored): those are rewritten here.
  */
 export function deleteDatasetColumn(
   ctx: ServiceContext,

@@ -60,17 +60,20 @@ function toModel(record: ProviderRow, model: string, enabled: boolean): Model {
   };
 }
 
-/** The model names an OpenAI-compatible server lists (`{data: [{id}]}`), sorted; [] when it cannot say. */
+/**
+ * The model names an OpenAI-compatible server lists (`{data: [{id}]}`), sorted; [] when it cannot say, whatever
+ * the reason (unreachable, another answer, credentials that cannot be opened or sent).
+ */
 async function listServerModels(ctx: ServiceContext, record: ProviderRow): Promise<string[]> {
   if (record.baseUrl === null) return [];
-  const headers = new Headers({ Accept: "application/json" });
-  if (record.credentials !== null) {
-    const credentials = openCredentials(ctx.secrets, record.credentials);
-    for (const [name, value] of Object.entries(credentials.headers ?? {})) headers.set(name, value);
-    headers.set("Authorization", `Bearer ${credentials.apiKey}`);
-  }
   let body: unknown;
   try {
+    const headers = new Headers({ Accept: "application/json" });
+    if (record.credentials !== null) {
+      const credentials = openCredentials(ctx.secrets, record.credentials);
+      for (const [name, value] of Object.entries(credentials.headers ?? {})) headers.set(name, value);
+      headers.set("Authorization", `Bearer ${credentials.apiKey}`);
+    }
     const response = await fetch(`${record.baseUrl.replace(/\/+$/, "")}/models`, {
       headers,
       signal: AbortSignal.timeout(LIST_TIMEOUT_MS),

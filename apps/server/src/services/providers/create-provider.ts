@@ -3,6 +3,7 @@ import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   assertDisplayNameFree,
   checkBaseUrl,
+  checkCredentials,
   displayNameKey,
   duplicateDisplayName,
   type Provider,
@@ -15,6 +16,7 @@ export async function createProvider(ctx: ServiceContext, body: BodyOf<"createPr
   const { provider, displayName, baseUrl: requestedBaseUrl, credentials, ...unread } = body;
   unread satisfies Unread;
   const baseUrl = checkBaseUrl(provider, requestedBaseUrl ?? null);
+  checkCredentials(credentials);
   await assertDisplayNameFree(ctx, displayName);
   const now = ctx.now();
   const row = {

@@ -3,7 +3,7 @@
  * the lookup every provider-scoped operation starts with, and the rules shared by create and update.
  */
 import type { schemas } from "@pharos/contract";
-import { conflict, invalid, notFound } from "../../errors.ts";
+import { conflict, type ErrorDetail, failIfInvalid, invalid, notFound } from "../../errors.ts";
 import type { SecretBox } from "../../secrets/secret-box.ts";
 import type { Database, ProviderKind } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
@@ -78,6 +78,30 @@ export function checkBaseUrl(kind: ProviderKind, baseUrl: string | null): string
     throw invalid("baseUrl", "must be an absolute http or https URL");
   }
   return baseUrl;
+}
+
+/**
+ * 400 for credentials that cannot be sent: the key and each extra header become HTTP header values, which hold
+ * no line break and no character beyond Latin-1. Checked as fetch itself checks them when a call is made, so a
+ * record saved here never fails every later call (and model listing) of its workspace.
+ */
+export function checkCredentials(credentials: ProviderCredentials | null | undefined): void {
+  if (!credentials) return;
+  const problems: ErrorDetail[] = [];
+  const check = (field: string, name: string, value: string) => {
+    try {
+      new Headers().set(name, value);
+    } catch {
+      problems.push({
+        field,
+        issue: "must be sendable as an HTTP header value: no line breaks, only Latin-1 characters",
+      });
+    }
+  };
+  check("credentials.apiKey", "Authorization", `Bearer ${credentials.apiKey}`);
+  for (const [name, value] of Object.entries(credentials.headers ?? {}))
+    check(`credentials.headers.${name}`, name, value);
+  failIfInvalid(problems);
 }
 
 /** The credentials as stored: the whole object sealed, or null. */

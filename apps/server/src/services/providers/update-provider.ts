@@ -3,6 +3,7 @@ import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import {
   assertDisplayNameFree,
   checkBaseUrl,
+  checkCredentials,
   displayNameKey,
   duplicateDisplayName,
   type Provider,
@@ -22,6 +23,7 @@ export function updateProvider(
 ): Promise<Provider> {
   const { displayName, baseUrl, credentials, ...unread } = body;
   unread satisfies Unread;
+  checkCredentials(credentials);
   return inTransaction(ctx, async (tx) => {
     const provider = await requireProvider(tx, providerId);
     const newBaseUrl = baseUrl === undefined ? undefined : checkBaseUrl(provider.provider, baseUrl);
