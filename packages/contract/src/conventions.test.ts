@@ -78,7 +78,10 @@ describe("numbers", () => {
   it("bounds every integer by Number.MAX_SAFE_INTEGER at most: the largest a JSON number carries exactly here", () => {
     const unbounded: string[] = [];
     (function walk(node: unknown, at: string): void {
-      if (Array.isArray(node)) return node.forEach((item, index) => walk(item, `${at}/${index}`));
+      if (Array.isArray(node)) {
+        for (const [index, item] of node.entries()) walk(item, `${at}/${index}`);
+        return;
+      }
       if (node === null || typeof node !== "object") return;
       const schema = node as { type?: unknown; maximum?: unknown };
       const types = Array.isArray(schema.type) ? schema.type : [schema.type];
