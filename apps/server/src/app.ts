@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { OpenAPIHono } from "@hono/zod-openapi";
 import { openapiDocument } from "@pharos/contract";
 import pino, { type Logger } from "pino";
+import { KeyUsage } from "./auth/key-usage.ts";
 import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { authenticate } from "./http/authenticate.ts";
@@ -70,6 +71,7 @@ export async function createApp(options: AppOptions) {
     "*",
     authenticate({
       readCache,
+      keyUsage: new KeyUsage(options.store),
       store: options.store,
       now,
       newId: createIdGenerator(now),

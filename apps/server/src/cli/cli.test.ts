@@ -2,6 +2,7 @@
  * `pharos` end to end: real CLI processes (src/cli/main.ts) on the database of a running server
  * (src/main.ts), and the keys they create used over real HTTP.
  */
+import { setTimeout as sleep } from "node:timers/promises";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   type CliResult,
@@ -108,10 +109,12 @@ describe("pharos CLI", () => {
       projectIds: [firstProject],
       createdAt: expect.any(Number),
       revokedAt: null,
+      expiresAt: null,
+      lastUsedAt: null,
     });
     const table = await pharos("keys", "list");
     expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/^ID\s+WORKSPACE\s+ROLE\s+PROJECTS\s+STATUS\s+CREATED\s+NAME\n/);
+    expect(table.stdout).toMatch(/^ID\s+WORKSPACE\s+ROLE\s+PROJECTS\s+STATUS\s+CREATED\s+LAST USED\s+NAME\n/);
     expect(table.stdout).toContain(reader.id);
     for (const output of [JSON.stringify(listed), table.stdout]) {
       expect(output).not.toMatch(KEY_PATTERN);
@@ -121,6 +124,13 @@ describe("pharos CLI", () => {
 
     const visible = await call("GET", "/projects", readerKey);
     expect(visible.status).toBe(200);
+    // The server marks the key used, without making the request wait for it.
+    const lastUsed = async () =>
+      json(await pharos("keys", "list", "--workspace", workspaceId, "--json")).apiKeys.find(
+        (key: { id: string }) => key.id === reader.id,
+      ).lastUsedAt;
+    for (let attempt = 0; attempt < 50 && (await lastUsed()) === null; attempt++) await sleep(100);
+    expect(await lastUsed()).toEqual(expect.any(Number));
     expect(visible.body.projects.map((project: { id: string }) => project.id)).toEqual([firstProject]);
     expect((await call("GET", `/projects/${firstProject}`, readerKey)).status).toBe(200);
     const otherProject = await call("GET", `/projects/${secondProject}`, readerKey);
@@ -144,6 +154,21 @@ describe("pharos CLI", () => {
     expect(after.apiKeys.find((key: { id: string }) => key.id === reader.id).revokedAt).toEqual(expect.any(Number));
   });
 
+  it("creates a key that expires: it works until then, and the list says when", async () => {
+    const workspaceId: string = json(await pharos("workspaces", "create", "--name", "Expiring", "--json")).workspace.id;
+    const before = Date.now();
+    const created = json(await pharos("keys", "create", "--workspace", workspaceId, "--expires", "30d", "--json"));
+    expect(created.expiresAt).toBeGreaterThanOrEqual(before + 30 * 86_400_000);
+    expect(created.expiresAt).toBeLessThanOrEqual(Date.now() + 30 * 86_400_000);
+    expect((await call("GET", "/projects", created.key)).status).toBe(200);
+    const at = json(
+      await pharos("keys", "create", "--workspace", workspaceId, "--expires", "2100-01-31T12:00:00Z", "--json"),
+    );
+    expect(at.expiresAt).toBe(Date.parse("2100-01-31T12:00:00Z"));
+    const table = await pharos("keys", "list", "--workspace", workspaceId);
+    expect(table.stdout).toContain("expires 2100-01-31T12:00:00.000Z");
+  });
+
   it("rejects bad arguments (exit 2) and unknown ids (exit 1) with a message, and prints help (exit 0)", async () => {
     const workspace = json(await pharos("workspaces", "create", "--name", "Errors", "--json"));
     const other = json(await pharos("workspaces", "create", "--name", "Other", "--json"));
@@ -158,6 +183,8 @@ describe("pharos CLI", () => {
       [["keys", "create", "--workspace", workspaceId, "--role", "admin"], 2, "--role must be one of full, read-only"],
       [["keys", "create", "--workspace", workspaceId, "--colour", "red"], 2, "Unknown option '--colour'"],
       [["keys", "create", "--workspace"], 2, "argument missing"],
+      [["keys", "create", "--workspace", workspaceId, "--expires", "soon"], 2, "--expires must be a time"],
+      [["keys", "create", "--workspace", workspaceId, "--expires", "2020-01-01"], 2, "is not in the future"],
       [["keys", "revoke"], 2, "missing <keyId>"],
       [["keys", "revoke", "a", "b"], 2, 'unexpected argument "b"'],
       [["keys"], 2, "pharos keys create"],

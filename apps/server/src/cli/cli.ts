@@ -81,19 +81,23 @@ const COMMANDS: Record<string, Command> = {
   },
 
   "keys create": {
-    synopsis: "keys create --workspace <id> [--role full|read-only|ingest-only] [--project <id> ...] [--name <name>]",
+    synopsis:
+      "keys create --workspace <id> [--role full|read-only|ingest-only] [--project <id> ...] [--name <name>] [--expires <when>]",
     summary: "Create an API key; prints the key, which is shown only this once",
     details: [
       "--workspace <id>   the key's workspace (required)",
       "--role <role>      full (default), read-only, or ingest-only (log writes and deployment reads)",
       "--project <id>     restrict the key to this project of the workspace; repeat for several (default: all)",
       `--name <name>      a label for the key (default "${DEFAULT_KEY_NAME}")`,
+      "--expires <when>   refuse the key (401) from then on: a time (2027-01-31, 2027-01-31T12:00:00Z) or a",
+      "                   duration from now (90d, 12h); default: never",
     ],
     options: {
       workspace: { type: "string" },
       role: { type: "string" },
       project: { type: "string", multiple: true },
       name: { type: "string" },
+      expires: { type: "string" },
     },
     async run({ values, admin, io, json }) {
       const workspaceId = values.workspace as string | undefined;
@@ -102,6 +106,7 @@ const COMMANDS: Record<string, Command> = {
       if (!ROLES.includes(role)) throw new UsageError(`--role must be one of ${ROLES.join(", ")}, not "${role}"`);
       const name = values.name === undefined ? DEFAULT_KEY_NAME : requiredName(values.name, "--name");
       const projectIds = [...new Set((values.project as string[] | undefined) ?? [])];
+      const expiresAt = values.expires === undefined ? null : expiryOf(values.expires as string, admin.now());
 
       if (!(await getWorkspace(admin, workspaceId))) throw new CommandError(`no workspace ${workspaceId}`);
       const found = await projectIdsInWorkspace(admin, workspaceId, projectIds);
@@ -109,14 +114,23 @@ const COMMANDS: Record<string, Command> = {
       if (unknown.length > 0) throw new CommandError(`no project ${unknown.join(", ")} in workspace ${workspaceId}`);
 
       const restriction = projectIds.length > 0 ? projectIds : null;
-      const created = await createApiKey(admin, { workspaceId, name, role, projectIds: restriction });
+      const created = await createApiKey(admin, { workspaceId, name, role, projectIds: restriction, expiresAt });
       if (json) {
-        const output = { id: created.id, key: created.key, workspaceId, name, role, projectIds: restriction };
+        const output = {
+          id: created.id,
+          key: created.key,
+          workspaceId,
+          name,
+          role,
+          projectIds: restriction,
+          expiresAt,
+        };
         return io.stdout(`${JSON.stringify(output)}\n`);
       }
       const scope = restriction ? `projects ${restriction.join(", ")}` : "all projects";
+      const expiry = expiresAt === null ? "" : `, expires ${iso(expiresAt)}`;
       io.stderr(
-        `Created API key ${created.id} "${name}" (role ${role}, ${scope}) in workspace ${workspaceId}.\n` +
+        `Created API key ${created.id} "${name}" (role ${role}, ${scope}${expiry}) in workspace ${workspaceId}.\n` +
           "The key is shown only this once; store it now:\n",
       );
       io.stdout(`${created.key}\n`);
@@ -138,16 +152,23 @@ const COMMANDS: Record<string, Command> = {
       }));
       if (json) return io.stdout(`${JSON.stringify({ apiKeys: keys })}\n`);
       if (keys.length === 0) return io.stderr("No API keys.\n");
+      const now = admin.now();
+      const status = (key: (typeof keys)[number]) => {
+        if (key.revokedAt !== null) return `revoked ${iso(key.revokedAt)}`;
+        if (key.expiresAt === null) return "active";
+        return `${key.expiresAt <= now ? "expired" : "expires"} ${iso(key.expiresAt)}`;
+      };
       const rows = keys.map((key) => [
         key.id,
         key.workspaceId,
         key.role,
         key.projectIds === null ? "all" : key.projectIds.join(","),
-        key.revokedAt === null ? "active" : `revoked ${iso(key.revokedAt)}`,
+        status(key),
         iso(key.createdAt),
+        key.lastUsedAt === null ? "never" : iso(key.lastUsedAt),
         key.name,
       ]);
-      io.stdout(table([["ID", "WORKSPACE", "ROLE", "PROJECTS", "STATUS", "CREATED", "NAME"], ...rows]));
+      io.stdout(table([["ID", "WORKSPACE", "ROLE", "PROJECTS", "STATUS", "CREATED", "LAST USED", "NAME"], ...rows]));
     },
   },
 
@@ -232,6 +253,22 @@ function requiredName(value: unknown, flag: string): string {
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
+
+const DURATION = /^(\d{1,5})([dh])$/;
+
+/** `--expires`: a duration from `now` (90d, 12h) or a time Date.parse reads; in the future either way. */
+function expiryOf(when: string, now: number): number {
+  const duration = DURATION.exec(when);
+  const at = duration
+    ? now + Number(duration[1]) * (duration[2] === "d" ? 86_400_000 : 3_600_000)
+    : /^\d{4}-\d{2}-\d{2}/.test(when)
+      ? Date.parse(when)
+      : Number.NaN;
+  if (Number.isNaN(at))
+    throw new UsageError(`--expires must be a time (2027-01-31T12:00:00Z) or a duration (90d, 12h), not "${when}"`);
+  if (at <= now) throw new UsageError(`--expires ${when} is not in the future`);
+  return at;
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => (row[column] ?? "").length))) ?? [];

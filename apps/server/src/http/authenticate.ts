@@ -1,5 +1,6 @@
 import { createMiddleware } from "hono/factory";
 import { parseKey, secretMatches } from "../auth/api-keys.ts";
+import type { KeyUsage } from "../auth/key-usage.ts";
 import type { Principal } from "../auth/principal.ts";
 import { ApiError } from "../errors.ts";
 import type { ServiceContext } from "../services/context.ts";
@@ -10,9 +11,12 @@ const unauthenticated = () => new ApiError("AUTHENTICATION_REQUIRED", "Missing o
 
 /**
  * Bearer API key → principal → the request's service context. The key's row comes from the read cache: a
- * revoked or changed key is seen by the next request, whichever process changed it.
+ * revoked or changed key is seen by the next request, whichever process changed it. An expired key is refused
+ * with a message that says so; a key let in is marked used (key-usage.ts).
  */
-export const authenticate = (deps: Omit<ServiceContext, "db" | "principal" | "cache"> & { readCache: ReadCache }) =>
+export const authenticate = (
+  deps: Omit<ServiceContext, "db" | "principal" | "cache"> & { readCache: ReadCache; keyUsage: KeyUsage },
+) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const header = c.req.header("Authorization") ?? "";
     const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
@@ -22,11 +26,19 @@ export const authenticate = (deps: Omit<ServiceContext, "db" | "principal" | "ca
     const key = await cache.get(`apiKey ${parsed.id}`, () =>
       deps.store.db
         .selectFrom("apiKeys")
-        .select(["id", "workspaceId", "role", "projectIds", "secretHash", "revokedAt"])
+        .select(["id", "workspaceId", "role", "projectIds", "secretHash", "revokedAt", "expiresAt"])
         .where("id", "=", parsed.id)
         .executeTakeFirst(),
     );
     if (!key || key.revokedAt !== null || !secretMatches(parsed.secret, key.secretHash)) throw unauthenticated();
+    const now = deps.now();
+    if (key.expiresAt !== null && now >= key.expiresAt) {
+      throw new ApiError(
+        "AUTHENTICATION_REQUIRED",
+        `This API key expired at ${new Date(key.expiresAt).toISOString()}; create a new one.`,
+      );
+    }
+    deps.keyUsage.record(key.id, now, (error) => c.get("logger")?.warn({ err: error }, "recording a key's use failed"));
     const principal: Principal = {
       workspaceId: key.workspaceId,
       keyId: key.id,

@@ -17,6 +17,7 @@ const rows: { [T in keyof Database]?: Database[T] } = {
     projectIds: null,
     createdAt: 1,
     revokedAt: null,
+    expiresAt: null,
   },
   projects: { id: "p", workspaceId: "w", title: "P", icon: "", createdAt: 1, updatedAt: 1 },
   deploymentEnvironments: {

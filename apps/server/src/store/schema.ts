@@ -20,7 +20,11 @@ export interface Database {
     projectIds: string | null;
     createdAt: number;
     revokedAt: number | null;
+    /** Unix ms after which the key is refused; null = never. */
+    expiresAt: number | null;
   };
+  /** When each key was last used, to the minute (migration 0008: kept apart from the cached `apiKeys`). */
+  apiKeyUsage: { keyId: string; lastUsedAt: number };
   projects: { id: string; workspaceId: string; title: string; icon: string; createdAt: number; updatedAt: number };
   deploymentEnvironments: {
     id: string;

@@ -50,6 +50,8 @@ export interface NewApiKey {
   projectIds: string[] | null;
   /** Use this exact key (bootstrap from PHAROS_BOOTSTRAP_API_KEY) instead of generating one. */
   presetKey?: { id: string; secretHash: string };
+  /** Unix ms from which the key is refused (401); omitted or null: never. */
+  expiresAt?: number | null;
 }
 
 /** Stores a key and returns it; the full key is only in this return value. */
@@ -66,6 +68,7 @@ export async function createApiKey(ctx: AdminContext, input: NewApiKey) {
       projectIds: input.projectIds === null ? null : toJson(input.projectIds),
       createdAt: ctx.now(),
       revokedAt: null,
+      expiresAt: input.expiresAt ?? null,
     })
     .execute();
   return { id: issued.id, key: "key" in issued ? issued.key : undefined };
@@ -74,9 +77,20 @@ export async function createApiKey(ctx: AdminContext, input: NewApiKey) {
 export async function listApiKeys(ctx: AdminContext, workspaceId?: string) {
   let query = ctx.db
     .selectFrom("apiKeys")
-    .select(["id", "workspaceId", "name", "role", "projectIds", "createdAt", "revokedAt"])
-    .orderBy("createdAt");
-  if (workspaceId) query = query.where("workspaceId", "=", workspaceId);
+    .leftJoin("apiKeyUsage", "apiKeyUsage.keyId", "apiKeys.id")
+    .select([
+      "apiKeys.id",
+      "apiKeys.workspaceId",
+      "apiKeys.name",
+      "apiKeys.role",
+      "apiKeys.projectIds",
+      "apiKeys.createdAt",
+      "apiKeys.revokedAt",
+      "apiKeys.expiresAt",
+      "apiKeyUsage.lastUsedAt",
+    ])
+    .orderBy("apiKeys.createdAt");
+  if (workspaceId) query = query.where("apiKeys.workspaceId", "=", workspaceId);
   return query.execute();
 }
 

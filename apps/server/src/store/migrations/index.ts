@@ -13,6 +13,7 @@ import { logSearch } from "./0004-log-search.ts";
 import { partialLogIndexes } from "./0005-partial-log-indexes.ts";
 import { sideRowsBySearchKey } from "./0006-side-rows-by-search-key.ts";
 import { cacheGeneration } from "./0007-cache-generation.ts";
+import { apiKeyExpiry } from "./0008-api-key-expiry.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -24,5 +25,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0005-partial-log-indexes": partialLogIndexes,
     "0006-side-rows-by-search-key": sideRowsBySearchKey(dialect),
     "0007-cache-generation": cacheGeneration(dialect),
+    "0008-api-key-expiry": apiKeyExpiry,
   };
 }
