@@ -131,3 +131,169 @@ export function itProvokedEveryDocumentedStatus(
     expect(documented.filter((status) => !seen.includes(status))).toEqual([]);
   });
 }
+
+/** Roles a key may have besides `full`. */
+export type KeyRole = "read-only" | "ingest-only";
+
+/**
+ * What an operation needs of a key, as the spec's description of roles and project restrictions says: `read`
+ * (every role but ingest-only), `write` (full keys), `ingest` (log writes: full and ingest-only keys) and
+ * `deployment-read` (every role) act on the resources of one project, so a key restricted to other projects is
+ * refused; `workspace-read` and `workspace-write` act on records of the workspace (providers, the project list):
+ * a restricted key may read them but never change them.
+ */
+export type Access = "read" | "write" | "ingest" | "deployment-read" | "workspace-read" | "workspace-write";
+
+const REFUSED_ROLES: Record<Access, readonly KeyRole[]> = {
+  read: ["ingest-only"],
+  write: ["read-only", "ingest-only"],
+  ingest: ["read-only"],
+  "deployment-read": [],
+  "workspace-read": ["ingest-only"],
+  "workspace-write": ["read-only", "ingest-only"],
+};
+const SERVED_ROLES: Record<Access, readonly KeyRole[]> = {
+  read: ["read-only"],
+  write: [],
+  ingest: ["ingest-only"],
+  "deployment-read": ["read-only", "ingest-only"],
+  "workspace-read": ["read-only"],
+  "workspace-write": [],
+};
+const isRead = (access: Access) => access === "read" || access === "deployment-read" || access === "workspace-read";
+
+/** The error matrix of one operation: what its shared cases need to know. */
+export interface ErrorMatrix {
+  access: Access;
+  /** Sends one valid request of the operation, which the target's full key may make. */
+  send: Send;
+  /** Sends the request naming a resource that does not exist: 404 RESOURCE_NOT_FOUND. */
+  unknown?: Send;
+  /** Whether the request names a resource of the workspace, which a key of another workspace must not find (404). */
+  hidden?: boolean;
+  /** Whether the request has a JSON body: 400 for malformed JSON or another content type, 413 over 32 MB. */
+  body?: boolean;
+  /** The project of the request's resources: a key restricted to it may make the request (checked last). */
+  project?: () => string;
+  /** Reads what the operation would change: the requests the matrix refuses must leave it as it was. */
+  unchanged?: (client: PharosClient) => Promise<unknown>;
+}
+
+const PHRASES: Record<KeyRole, string> = { "read-only": "read-only keys", "ingest-only": "ingest-only keys" };
+/** "a", "a and b", "a, b and c". */
+const listed = (words: readonly string[]) =>
+  words.length < 2 ? words.join("") : `${words.slice(0, -1).join(", ")} and ${words.at(-1)}`;
+
+/**
+ * The operation's shared cases, from its matrix: 401 without or with a bad key; 403 for the roles its access
+ * refuses and for a key restricted to another project (unless the access serves it); the roles its access
+ * serves answered as the full key is; 404 for an unknown resource and to another workspace's key; 400 for
+ * malformed JSON and 413 for an oversized body; nothing changed by any of those refusals; and last (a delete
+ * then deletes its target) a key restricted to the resource's project served.
+ */
+export function itAnswersTheErrorMatrix(use: () => Target, matrix: ErrorMatrix): void {
+  const { access, send, unknown, hidden = true, body = false, project, unchanged } = matrix;
+  const refused = REFUSED_ROLES[access];
+  const restrictedRefused = access !== "workspace-read";
+  const served = SERVED_ROLES[access];
+  itRequiresAKey(use, send);
+  if (restrictedRefused) itForbidsKeys(use, send, refused);
+  else itForbidsRoles(use, send, refused);
+  if (restrictedRefused && served.length > 0) {
+    it(`403 FORBIDDEN for ${listed(served.map((role) => PHRASES[role]))} restricted to another project`, async (ctx) => {
+      const t = use();
+      const admin = inProcessOnly(ctx, t, "project-restricted keys");
+      for (const role of served) {
+        expectError(await send(t.clientWithKey(await admin.newKey(role, [t.projectId])), {}), 403, "FORBIDDEN");
+      }
+    });
+  }
+  itServesKeys(use, send, access, served, !restrictedRefused);
+  if (unknown) {
+    it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
+      expectError(await unknown(use().client, {}), 404, "RESOURCE_NOT_FOUND");
+    });
+  }
+  if (hidden) itHidesOtherWorkspaces(use, send);
+  if (body) {
+    itRejectsMalformedJson(use, send);
+    itRejectsOversizedBody(use, send);
+  }
+  if (unchanged) {
+    const refusals = [
+      "401",
+      "403",
+      ...(hidden ? ["404 to another workspace"] : []),
+      ...(body ? ["400 for malformed JSON"] : []),
+    ];
+    it(`changes nothing when it refuses a request: ${refusals.join(", ")}`, async () => {
+      const t = use();
+      const before = await unchanged(t.client);
+      const answers: [Reply, number][] = [[await send(t.clientWithKey(null), {}), 401]];
+      if (t.admin) {
+        for (const role of refused) answers.push([await send(t.clientWithKey(await t.admin.newKey(role)), {}), 403]);
+        if (restrictedRefused) {
+          answers.push([await send(t.clientWithKey(await t.admin.newKey("full", [t.projectId])), {}), 403]);
+        }
+        if (hidden) answers.push([await send(t.clientWithKey((await t.admin.otherWorkspace()).key), {}), 404]);
+      }
+      if (body) answers.push([await send(t.client, { bodySerializer: () => "{not json" }), 400]);
+      expect(answers.map(([reply]) => reply.response.status)).toEqual(answers.map(([, status]) => status));
+      expect(await unchanged(t.client)).toEqual(before);
+    });
+  }
+  if (project) {
+    const who = listed(["full", ...served]);
+    it(`${isRead(access) ? "answers as for the full key" : "succeeds"} for ${who} keys restricted to the resource's project`, async (ctx) => {
+      const t = use();
+      const admin = inProcessOnly(ctx, t, "project-restricted keys");
+      for (const role of ["full", ...served] as const) {
+        await expectServed(t, send, access, await admin.newKey(role, [project()]));
+      }
+    });
+  }
+}
+
+/** 403 FORBIDDEN for keys of `roles` (none: nothing to check). */
+function itForbidsRoles(use: () => Target, send: Send, roles: readonly KeyRole[]): void {
+  if (roles.length === 0) return;
+  it(`403 FORBIDDEN for ${listed(roles.map((role) => PHRASES[role]))}`, async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    for (const role of roles) expectError(await send(t.clientWithKey(await admin.newKey(role)), {}), 403, "FORBIDDEN");
+  });
+}
+
+/** The roles an access serves (and, for workspace records, a key restricted to another project) may. */
+function itServesKeys(
+  use: () => Target,
+  send: Send,
+  access: Access,
+  roles: readonly KeyRole[],
+  restrictedServed: boolean,
+): void {
+  const who = [
+    ...roles.map((role) => PHRASES[role]),
+    ...(restrictedServed ? ["a key restricted to another project"] : []),
+  ];
+  if (who.length === 0) return;
+  it(`${isRead(access) ? "answers as for the full key" : "succeeds"} for ${listed(who)}`, async (ctx) => {
+    const t = use();
+    const admin = inProcessOnly(ctx, t, "keys of other roles");
+    for (const role of roles) await expectServed(t, send, access, await admin.newKey(role));
+    // A restricted key sees only its projects: a list of workspace records may differ, its status may not.
+    if (restrictedServed) expectStatus(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 200);
+  });
+}
+
+/** A read answers `key` as it answers the full key; a write succeeds. */
+async function expectServed(t: Target, send: Send, access: Access, key: string): Promise<void> {
+  const reply = await send(t.clientWithKey(key), {});
+  if (!isRead(access)) {
+    expect(reply.response.ok, JSON.stringify(reply.error)).toBe(true);
+    return;
+  }
+  const expected = await send(t.client, {});
+  expectStatus(reply, expected.response.status);
+  expect(reply.data).toEqual(expected.data);
+}

@@ -1,17 +1,12 @@
 /** Datasets, their columns and rows through the client, every response validated against the spec. */
-import { paginate, unwrap } from "@pharos/client";
+import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import type { components } from "@pharos/contract";
 import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itForbidsKeys,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -58,6 +53,15 @@ beforeAll(async () => {
 
 const datasetPath = () => ({ datasetId: dataset.id });
 
+/** Reads a dataset and its rows: what a refused write must leave as it was. */
+const snapshot = (datasetId: () => string) => async (client: PharosClient) => {
+  const path = { datasetId: datasetId() };
+  return {
+    dataset: unwrap(await client.GET("/datasets/{datasetId}", { params: { path } })),
+    rows: unwrap(await client.GET("/datasets/{datasetId}/rows", { params: { path, query: { limit: 200 } } })).rows,
+  };
+};
+
 describe("listDatasets", () => {
   const send: Send = (client, extra) => client.GET("/datasets", { params: { query: { projectId } }, ...extra });
 
@@ -84,16 +88,13 @@ describe("listDatasets", () => {
     expectError(await client.GET("/datasets", { params: { query: { projectId, limit: 0 } } }), 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
-    const query = { projectId: unknownId("project") };
-    expectError(await use().client.GET("/datasets", { params: { query } }), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/datasets", { params: { query: { projectId: unknownId("project") } }, ...extra }),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("createDataset", () => {
@@ -149,29 +150,20 @@ describe("createDataset", () => {
     for (const fields of cases) expectError(await create(fields), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for read-only and ingest-only keys and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    for (const key of [
-      await admin.newKey("read-only"),
-      await admin.newKey("ingest-only"),
-      await admin.newKey("full", [t.projectId]),
-    ]) {
-      expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
-    }
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown project and for a prompt column of another project's prompt", async () => {
     expectError(await create({ projectId: unknownId("project") }), 404, "RESOURCE_NOT_FOUND");
     const columns = [{ name: "answer", type: "prompt", settings: { promptId: foreignPrompt.id } }];
     expectError(await create({ columns }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    body: true,
+    unchanged: async (client) =>
+      unwrap(await client.GET("/datasets", { params: { query: { projectId, limit: 200 } } })),
+    project: () => projectId,
+  });
 });
 
 describe("getDataset", () => {
@@ -189,16 +181,13 @@ describe("getDataset", () => {
     expectError(reply, 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, []);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    const path = { datasetId: unknownId("dataset") };
-    expectError(await use().client.GET("/datasets/{datasetId}", { params: { path } }), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/datasets/{datasetId}", { params: { path: { datasetId: unknownId("dataset") } }, ...extra }),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("updateDataset", () => {
@@ -220,17 +209,19 @@ describe("updateDataset", () => {
     }
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    expectError(await update({ title: "x" }, { datasetId: unknownId("dataset") }), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.PATCH("/datasets/{datasetId}", {
+        params: { path: { datasetId: unknownId("dataset") } },
+        body: { title: "x" },
+        ...extra,
+      }),
+    body: true,
+    unchanged: snapshot(() => dataset.id),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
 });
 
 describe("deleteDataset", () => {
@@ -254,14 +245,6 @@ describe("deleteDataset", () => {
     expectError(await remove("dataset_1"), 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    expectError(await remove(unknownId("dataset")), 404, "RESOURCE_NOT_FOUND");
-  });
-
   it("409 CONFLICT while an evaluator refers to the dataset", async () => {
     const { client } = use();
     const kept = await newDataset(client, projectId, { title: "Kept" });
@@ -275,7 +258,14 @@ describe("deleteDataset", () => {
     expectStatus(await remove(kept.id), 204);
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.DELETE("/datasets/{datasetId}", { params: { path: { datasetId: unknownId("dataset") } }, ...extra }),
+    unchanged: snapshot(() => victim.id),
+    project: () => projectId,
+  });
 });
 
 describe("createDatasetColumns", () => {
@@ -338,11 +328,6 @@ describe("createDatasetColumns", () => {
     expectError(await add(many(100, 1), { datasetId: full.id }), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown dataset and a prompt of another project", async () => {
     expectError(
       await add([{ name: "x", type: "static" }], { datasetId: unknownId("dataset") }),
@@ -357,8 +342,12 @@ describe("createDatasetColumns", () => {
     expectError(await add([{ name: "question", type: "static" }]), 409, "CONFLICT");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    body: true,
+    unchanged: snapshot(() => dataset.id),
+  });
 });
 
 describe("updateDatasetColumn", () => {
@@ -404,11 +393,6 @@ describe("updateDatasetColumn", () => {
     }
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown column, a column of another dataset and a foreign prompt", async () => {
     const unknown = { datasetId: target.id, columnId: unknownId("column") };
     expectError(await update(unknown, { name: "x" }), 404, "RESOURCE_NOT_FOUND");
@@ -421,8 +405,13 @@ describe("updateDatasetColumn", () => {
     expectError(await update(path("question"), { name: "answer" }), 409, "CONFLICT");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    body: true,
+    unchanged: snapshot(() => target.id),
+    project: () => projectId,
+  });
 });
 
 describe("deleteDatasetColumn", () => {
@@ -462,17 +451,18 @@ describe("deleteDatasetColumn", () => {
     expectError(await remove({ datasetId: target.id, columnId: "column_1" }), 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown column and a column of another dataset", async () => {
     expectError(await remove({ datasetId: target.id, columnId: unknownId("column") }), 404, "RESOURCE_NOT_FOUND");
     const elsewhere = { datasetId: target.id, columnId: columnId(dataset, "question") };
     expectError(await remove(elsewhere), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unchanged: snapshot(() => target.id),
+    project: () => projectId,
+  });
 });
 
 describe("listDatasetRows", () => {
@@ -516,17 +506,13 @@ describe("listDatasetRows", () => {
     }
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown dataset", async () => {
-    const path = { datasetId: unknownId("dataset") };
-    const reply = await use().client.GET("/datasets/{datasetId}/rows", { params: { path } });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/datasets/{datasetId}/rows", { params: { path: { datasetId: unknownId("dataset") } }, ...extra }),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("createDatasetRows", () => {
@@ -581,18 +567,19 @@ describe("createDatasetRows", () => {
     expect(read.rowCount).toBe(3);
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown dataset", async () => {
-    const reply = await add({ rows: [{ values: {} }] }, {}, unknownId("dataset"));
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.POST("/datasets/{datasetId}/rows", {
+        params: { path: { datasetId: unknownId("dataset") } },
+        body: { rows: [{ values: {} }] },
+        ...extra,
+      }),
+    body: true,
+    unchanged: snapshot(() => target.id),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
 });
 
 describe("updateDatasetRow", () => {
@@ -627,11 +614,6 @@ describe("updateDatasetRow", () => {
     expect(JSON.stringify(unknown.error)).toContain("answr");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown row and a row of another dataset", async () => {
     const { client } = use();
     expectError(await update({ ...rowPath(), rowId: unknownId("row") }, { question: "x" }), 404, "RESOURCE_NOT_FOUND");
@@ -643,8 +625,13 @@ describe("updateDatasetRow", () => {
     );
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    body: true,
+    unchanged: snapshot(() => dataset.id),
+    project: () => projectId,
+  });
 });
 
 describe("deleteDatasetRow", () => {
@@ -680,16 +667,17 @@ describe("deleteDatasetRow", () => {
     expectError(await remove({ datasetId: target.id, rowId: "row_1" }), 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown row and a row of another dataset", async () => {
     expectError(await remove({ datasetId: target.id, rowId: unknownId("row") }), 404, "RESOURCE_NOT_FOUND");
     expectError(await remove({ datasetId: target.id, rowId: rows[0]?.id as string }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unchanged: snapshot(() => target.id),
+    project: () => projectId,
+  });
 });
 
 itProvokedEveryDocumentedStatus(use, [

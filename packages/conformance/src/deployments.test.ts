@@ -5,13 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itForbidsKeys,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -92,18 +87,6 @@ describe("createDeployment", () => {
     }
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for read-only and ingest-only keys and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    for (const role of ["read-only", "ingest-only"] as const) {
-      expectError(await send(t.clientWithKey(await admin.newKey(role)), {}), 403, "FORBIDDEN");
-    }
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown prompt, an unknown environment and one of another project", async () => {
     const { client } = use();
     const create = (promptId: string, deploymentEnvironmentId: string) =>
@@ -116,8 +99,7 @@ describe("createDeployment", () => {
     expectError(await create(prompt.id, foreignEnvironment.id), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, project: () => projectId });
 });
 
 describe("getDeployment", () => {
@@ -144,14 +126,6 @@ describe("getDeployment", () => {
     }
   });
 
-  it("200: read-only and ingest-only keys may read deployments", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    for (const role of ["read-only", "ingest-only"] as const) {
-      expectStatus(await send(t.clientWithKey(await admin.newKey(role)), {}), 200);
-    }
-  });
-
   it("400 VALIDATION_ERROR for each malformed query of the description", async () => {
     const cases = [
       { deploymentId: first.id },
@@ -164,10 +138,6 @@ describe("getDeployment", () => {
     ];
     for (const query of cases) expectError(await get(query), 400, "VALIDATION_ERROR");
   });
-
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, []);
 
   it("404 RESOURCE_NOT_FOUND for each case of the description", async () => {
     const { client } = use();
@@ -186,7 +156,7 @@ describe("getDeployment", () => {
     for (const query of cases) expectError(await get(query), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, { access: "deployment-read", send, project: () => projectId });
 });
 
 describe("listDeployments", () => {
@@ -237,10 +207,6 @@ describe("listDeployments", () => {
     expectError(foreign, 400, "INVALID_CURSOR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["ingest-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown prompt and for an environment outside the prompt's project", async () => {
     const { client } = use();
     const unknown = await client.GET("/prompts/{promptId}/deployments", {
@@ -255,7 +221,7 @@ describe("listDeployments", () => {
     }
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, { access: "read", send });
 });
 
 itProvokedEveryDocumentedStatus(use, ["getDeployment", "listDeployments", "createDeployment"]);

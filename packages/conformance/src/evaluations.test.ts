@@ -10,12 +10,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  itForbidsKeys,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -136,10 +132,6 @@ describe("createEvaluation", () => {
     expectError(await create(bare.id, {}), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-  itForbidsKeys(use, send, ["read-only", "ingest-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown prompt, evaluator, dataset or deployment, and another prompt's evaluator or deployment", async () => {
     const { client } = use();
     const other = await newPrompt(client, projectId, { title: "Other", draft: fullDraft });
@@ -173,8 +165,7 @@ describe("createEvaluation", () => {
     expectError(await create(prompt.id, { evaluatorId: archived.id }), 409, "CONFLICT");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, project: () => projectId });
 });
 
 describe("listEvaluations", () => {
@@ -233,19 +224,12 @@ describe("listEvaluations", () => {
     expectError(reply, 400, "INVALID_CURSOR");
   });
 
-  itRequiresAKey(use, send);
-  itForbidsKeys(use, send, ["ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown prompt", async () => {
-    const path = { promptId: unknownId("prompt") };
-    expectError(
-      await use().client.GET("/prompts/{promptId}/evaluations", { params: { path } }),
-      404,
-      "RESOURCE_NOT_FOUND",
-    );
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/prompts/{promptId}/evaluations", { params: { path: { promptId: unknownId("prompt") } }, ...extra }),
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("getEvaluation", () => {
@@ -264,10 +248,6 @@ describe("getEvaluation", () => {
     expectError(reply, 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, []);
-
   it("404 RESOURCE_NOT_FOUND for an unknown run and for a run of another prompt", async () => {
     const { client } = use();
     const other = await newPrompt(client, projectId, { title: "Not the run's", draft: fullDraft });
@@ -280,12 +260,20 @@ describe("getEvaluation", () => {
     }
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, { access: "read", send });
 });
 
 describe("cancelEvaluation", () => {
+  /** A queued run this block may cancel (the last of its cases does). */
+  let victim: Run;
+  beforeAll(async () => {
+    victim = await start(prompt.id);
+  });
   const send: Send = (client, extra) =>
-    client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", { params: { path: runPath() }, ...extra });
+    client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", {
+      params: { path: runPath(victim) },
+      ...extra,
+    });
   const cancel = (path: { promptId: string; evaluationId: string }) =>
     use().client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", { params: { path } });
 
@@ -302,14 +290,18 @@ describe("cancelEvaluation", () => {
     expectError(await cancel({ promptId: prompt.id, evaluationId: "evalrun_1" }), 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-  itForbidsKeys(use, send, ["read-only", "ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown run", async () => {
-    expectError(await cancel({ promptId: prompt.id, evaluationId: unknownId("evalrun") }), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", {
+        params: { path: { promptId: prompt.id, evaluationId: unknownId("evalrun") } },
+        ...extra,
+      }),
+    unchanged: async (client) =>
+      unwrap(await client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path: runPath(victim) } })),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("listEvaluationResults", () => {
@@ -340,18 +332,15 @@ describe("listEvaluationResults", () => {
     }
   });
 
-  itRequiresAKey(use, send);
-  itForbidsKeys(use, send, ["ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown run", async () => {
-    const path = { promptId: prompt.id, evaluationId: unknownId("evalrun") };
-    const reply = await use().client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
-      params: { path },
-    });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
+        params: { path: { promptId: prompt.id, evaluationId: unknownId("evalrun") } },
+        ...extra,
+      }),
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 itProvokedEveryDocumentedStatus(use, [

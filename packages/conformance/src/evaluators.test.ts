@@ -5,13 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itForbidsKeys,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -90,17 +85,12 @@ describe("listEvaluators", () => {
     }
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown prompt", async () => {
-    const path = { promptId: unknownId("prompt") };
-    const reply = await use().client.GET("/prompts/{promptId}/evaluators", { params: { path } });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/prompts/{promptId}/evaluators", { params: { path: { promptId: unknownId("prompt") } }, ...extra }),
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("createEvaluator", () => {
@@ -150,21 +140,6 @@ describe("createEvaluator", () => {
     for (const fields of cases) expectError(await create(prompt.id, fields), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for read-only and ingest-only keys and for a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    for (const key of [
-      await admin.newKey("read-only"),
-      await admin.newKey("ingest-only"),
-      await admin.newKey("full", [t.projectId]),
-    ]) {
-      expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
-    }
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown prompt and an unknown dataset", async () => {
     expectError(await create(unknownId("prompt"), {}), 404, "RESOURCE_NOT_FOUND");
     expectError(await create(prompt.id, { datasetId: unknownId("dataset") }), 404, "RESOURCE_NOT_FOUND");
@@ -176,8 +151,7 @@ describe("createEvaluator", () => {
     expectError(reply, 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, project: () => projectId });
 });
 
 describe("getEvaluator", () => {
@@ -196,10 +170,6 @@ describe("getEvaluator", () => {
     expectError(reply, 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, []);
-
   it("404 RESOURCE_NOT_FOUND for an unknown evaluator and for one of another prompt", async () => {
     const { client } = use();
     const other = await newPrompt(client, projectId, { title: "Other" });
@@ -212,7 +182,7 @@ describe("getEvaluator", () => {
     }
   });
 
-  itHidesOtherWorkspaces(use, send);
+  itAnswersTheErrorMatrix(use, { access: "read", send });
 });
 
 describe("updateEvaluator", () => {
@@ -249,19 +219,19 @@ describe("updateEvaluator", () => {
     expectError(await update({ datasetId: foreign.dataset.id }), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
   it("404 RESOURCE_NOT_FOUND for an unknown evaluator and an unknown dataset", async () => {
     const unknown = { promptId: prompt.id, evaluatorId: unknownId("evaluator") };
     expectError(await update({ title: "x" }, unknown), 404, "RESOURCE_NOT_FOUND");
     expectError(await update({ datasetId: unknownId("dataset") }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    body: true,
+    unchanged: async (client) =>
+      unwrap(await client.GET("/prompts/{promptId}/evaluators/{evaluatorId}", { params: { path: evaluatorPath() } })),
+  });
 });
 
 describe("deleteEvaluator", () => {
@@ -313,15 +283,22 @@ describe("deleteEvaluator", () => {
     expectStatus(await removeBusy(), 204);
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown evaluator", async () => {
-    expectError(await remove(unknownId("evaluator")), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.DELETE("/prompts/{promptId}/evaluators/{evaluatorId}", {
+        params: { path: { promptId: prompt.id, evaluatorId: unknownId("evaluator") } },
+        ...extra,
+      }),
+    unchanged: async (client) =>
+      unwrap(
+        await client.GET("/prompts/{promptId}/evaluators/{evaluatorId}", {
+          params: { path: { promptId: prompt.id, evaluatorId: victim.id } },
+        }),
+      ),
+    project: () => projectId,
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 itProvokedEveryDocumentedStatus(use, [

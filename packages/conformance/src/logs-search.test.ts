@@ -5,12 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -83,11 +79,6 @@ beforeAll(async () => {
     traces.push({ id: written.traceId, spanIds: written.spanIds });
   }
 });
-
-const restrictedElsewhere = async (ctx: Parameters<typeof inProcessOnly>[0]) => {
-  const t = use();
-  return inProcessOnly(ctx, t, "a project-restricted key").newKey("full", [t.projectId]);
-};
 
 describe("searchLogTraces", () => {
   const send: Send = (client, extra) => client.POST("/logs/traces", { body: { projectId }, ...extra });
@@ -172,24 +163,13 @@ describe("searchLogTraces", () => {
     expectError(other, 400, "INVALID_CURSOR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project; 200 for read-only", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
-    expectStatus(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 200);
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) => client.POST("/logs/traces", { body: { projectId: unknownId("project") }, ...extra }),
+    body: true,
+    project: () => projectId,
   });
-
-  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
-    const reply = await use().client.POST("/logs/traces", { body: { projectId: unknownId("project") } });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
-  });
-
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
 });
 
 describe("searchLogSpans", () => {
@@ -278,17 +258,6 @@ describe("searchLogSpans", () => {
     expectError(await client.POST("/logs/spans", { body: { projectId, cursor } }), 400, "INVALID_CURSOR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for an ingest-only key and for a key restricted to another project; 200 for read-only", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await restrictedElsewhere(ctx)), {}), 403, "FORBIDDEN");
-    expectStatus(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 200);
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown project, an unknown prompt and a prompt of another project", async () => {
     const { client } = use();
     expectError(
@@ -309,8 +278,7 @@ describe("searchLogSpans", () => {
     );
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "read", send, body: true, project: () => projectId });
 });
 
 itProvokedEveryDocumentedStatus(use, ["searchLogTraces", "searchLogSpans"]);

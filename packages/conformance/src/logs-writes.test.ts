@@ -8,12 +8,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -188,17 +184,6 @@ describe("createLogTrace", () => {
     );
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for a read-only key and a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only", [t.projectId])), {}), 403, "FORBIDDEN");
-    expectStatus(await send(t.clientWithKey(await admin.newKey("ingest-only", [projectId])), {}), 200);
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown project, prompt or deployment", async () => {
     const { client } = use();
     const bodies: Schemas["CreateLogTraceRequest"][] = [
@@ -219,8 +204,7 @@ describe("createLogTrace", () => {
     expectError(await use().client.POST("/logs/trace", { body }), 413, "PAYLOAD_TOO_LARGE");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
 });
 
 describe("updateLogTrace", () => {
@@ -269,16 +253,6 @@ describe("updateLogTrace", () => {
     for (const body of bodies) expectError(await client.PATCH("/logs/trace", { body }), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for a read-only key and a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown project and an unknown trace", async () => {
     const { client } = use();
     const logTrace = { status: "success" as const };
@@ -299,8 +273,7 @@ describe("updateLogTrace", () => {
     );
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
 });
 
 describe("createLogSpan", () => {
@@ -342,16 +315,6 @@ describe("createLogSpan", () => {
     }
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for a read-only key and a key restricted to another project", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-  });
-
   it("404 RESOURCE_NOT_FOUND for an unknown trace, project or prompt", async () => {
     const { client } = use();
     const bodies: Schemas["CreateLogSpanRequest"][] = [
@@ -373,8 +336,7 @@ describe("createLogSpan", () => {
     expectError(await use().client.POST("/logs/span", { body }), 413, "PAYLOAD_TOO_LARGE");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
 });
 
 itProvokedEveryDocumentedStatus(use, ["createLogTrace", "updateLogTrace", "createLogSpan"]);

@@ -4,13 +4,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itForbidsKeys,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -68,13 +63,7 @@ describe("listProjects", () => {
     );
   });
 
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for an ingest-only key", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "an ingest-only key").newKey("ingest-only");
-    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
-  });
+  itAnswersTheErrorMatrix(use, { access: "workspace-read", send, hidden: false });
 });
 
 describe("createProject", () => {
@@ -104,17 +93,13 @@ describe("createProject", () => {
     expectError(await client.POST("/projects", { body: extra }), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for a read-only key and for a key restricted to some projects", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "read-only and project-restricted keys");
-    expectError(await send(t.clientWithKey(await admin.newKey("read-only")), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
+  itAnswersTheErrorMatrix(use, {
+    access: "workspace-write",
+    send,
+    hidden: false,
+    body: true,
+    unchanged: async (client) => unwrap(await client.GET("/projects", { params: { query: { limit: 200 } } })),
   });
-
-  itRejectsOversizedBody(use, send);
 });
 
 describe("getProject", () => {
@@ -127,27 +112,17 @@ describe("getProject", () => {
     expect(read.data).toMatchObject({ id: projectId, title: `Projects ${run}` });
   });
 
-  it("200: a read-only key may read", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "a read-only key").newKey("read-only");
-    expectStatus(await send(t.clientWithKey(key), {}), 200);
-  });
-
   it("400 VALIDATION_ERROR for an id shorter than 20 characters", async () => {
     const reply = await use().client.GET("/projects/{projectId}", { params: { path: { projectId: "project_short" } } });
     expectError(reply, 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, []);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    const path = { projectId: unknownId("project") };
-    expectError(await use().client.GET("/projects/{projectId}", { params: { path } }), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/projects/{projectId}", { params: { path: { projectId: unknownId("project") } }, ...extra }),
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("updateProject", () => {
@@ -187,25 +162,18 @@ describe("updateProject", () => {
     );
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for a read-only key", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "a read-only key").newKey("read-only");
-    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.PATCH("/projects/{projectId}", {
+        params: { path: { projectId: unknownId("project") } },
+        body: { title: "x" },
+        ...extra,
+      }),
+    body: true,
+    unchanged: async (client) => unwrap(await client.GET("/projects/{projectId}", { params: { path: { projectId } } })),
   });
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    const reply = await use().client.PATCH("/projects/{projectId}", {
-      params: { path: { projectId: unknownId("project") } },
-      body: { title: "x" },
-    });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
-  });
-
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
 });
 
 describe("listDeploymentEnvironments", () => {
@@ -258,22 +226,15 @@ describe("listDeploymentEnvironments", () => {
     );
   });
 
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for a key restricted to another project and for an ingest-only key", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "restricted and ingest-only keys");
-    expectError(await send(t.clientWithKey(await admin.newKey("full", [t.projectId])), {}), 403, "FORBIDDEN");
-    expectError(await send(t.clientWithKey(await admin.newKey("ingest-only")), {}), 403, "FORBIDDEN");
+  itAnswersTheErrorMatrix(use, {
+    access: "read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/projects/{projectId}/deployment-environments", {
+        params: { path: { projectId: unknownId("project") } },
+        ...extra,
+      }),
   });
-
-  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
-    const path = { projectId: unknownId("project") };
-    const reply = await use().client.GET("/projects/{projectId}/deployment-environments", { params: { path } });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
-  });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("createDeploymentEnvironment", () => {
@@ -305,19 +266,6 @@ describe("createDeploymentEnvironment", () => {
     }
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
-    const reply = await use().client.POST("/projects/{projectId}/deployment-environments", {
-      params: { path: { projectId: unknownId("project") } },
-      body: { name: "x" },
-    });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
-  });
-
   it("409 CONFLICT for a name the project already has, compared case-insensitively", async () => {
     const { client } = use();
     const create = (name: string) =>
@@ -326,8 +274,17 @@ describe("createDeploymentEnvironment", () => {
     expectError(await create(`staging ${run}`.toUpperCase()), 409, "CONFLICT");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: (client, extra) =>
+      client.POST("/projects/{projectId}/deployment-environments", {
+        params: { path: { projectId: unknownId("project") } },
+        body: { name: "x" },
+        ...extra,
+      }),
+    body: true,
+  });
 });
 
 itProvokedEveryDocumentedStatus(use, [

@@ -5,13 +5,8 @@ import { beforeAll, describe, expect, it } from "vitest";
 import {
   expectError,
   expectStatus,
-  inProcessOnly,
-  itForbidsKeys,
-  itHidesOtherWorkspaces,
+  itAnswersTheErrorMatrix,
   itProvokedEveryDocumentedStatus,
-  itRejectsMalformedJson,
-  itRejectsOversizedBody,
-  itRequiresAKey,
   type Send,
   unknownId,
 } from "./cases.ts";
@@ -72,14 +67,6 @@ describe("listProviders", () => {
     expect(window.providers.every((p) => p.createdAt === made[1]?.createdAt)).toBe(true);
   });
 
-  it("200: read-only and project-restricted keys may list", async (ctx) => {
-    const t = use();
-    const admin = inProcessOnly(ctx, t, "keys of other roles");
-    for (const key of [await admin.newKey("read-only"), await admin.newKey("full", [t.projectId])]) {
-      expectStatus(await send(t.clientWithKey(key), {}), 200);
-    }
-  });
-
   it("400 VALIDATION_ERROR for a page size over 200 or a bad sort, 400 INVALID_CURSOR for a bad cursor", async () => {
     const { client } = use();
     for (const query of [{ limit: 201 }, { sort: "name:asc" }]) {
@@ -88,13 +75,7 @@ describe("listProviders", () => {
     expectError(await client.GET("/providers", { params: { query: { cursor: "garbage" } } }), 400, "INVALID_CURSOR");
   });
 
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for an ingest-only key", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "an ingest-only key").newKey("ingest-only");
-    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
-  });
+  itAnswersTheErrorMatrix(use, { access: "workspace-read", send, hidden: false });
 });
 
 describe("createProvider", () => {
@@ -141,11 +122,6 @@ describe("createProvider", () => {
     for (const fields of cases) expectError(await create(fields), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only", "ingest-only"]);
-
   it("409 CONFLICT for a display name the workspace already has, compared case-insensitively", async () => {
     const { client } = use();
     const name = uniqueName("Taken");
@@ -156,7 +132,13 @@ describe("createProvider", () => {
     expectError(duplicate, 409, "CONFLICT");
   });
 
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "workspace-write",
+    send,
+    hidden: false,
+    body: true,
+    unchanged: async (client) => unwrap(await client.GET("/providers", { params: { query: { limit: 200 } } })),
+  });
 });
 
 describe("getProvider", () => {
@@ -200,12 +182,6 @@ describe("getProvider", () => {
     expect(read.data?.availableModels).toEqual([]);
   });
 
-  it("200: a read-only key may read", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "a read-only key").newKey("read-only");
-    expectStatus(await send(t.clientWithKey(key), {}), 200);
-  });
-
   it("400 VALIDATION_ERROR for a short id and a non-boolean includeModels", async () => {
     const { client } = use();
     const short = await client.GET("/providers/{providerId}", { params: { path: { providerId: "provider_1" } } });
@@ -216,20 +192,12 @@ describe("getProvider", () => {
     expectError(maybe, 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  it("403 FORBIDDEN for an ingest-only key", async (ctx) => {
-    const t = use();
-    const key = await inProcessOnly(ctx, t, "an ingest-only key").newKey("ingest-only");
-    expectError(await send(t.clientWithKey(key), {}), 403, "FORBIDDEN");
+  itAnswersTheErrorMatrix(use, {
+    access: "workspace-read",
+    send,
+    unknown: (client, extra) =>
+      client.GET("/providers/{providerId}", { params: { path: { providerId: unknownId("provider") } }, ...extra }),
   });
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    const path = { providerId: unknownId("provider") };
-    expectError(await use().client.GET("/providers/{providerId}", { params: { path } }), 404, "RESOURCE_NOT_FOUND");
-  });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 describe("updateProvider", () => {
@@ -285,21 +253,23 @@ describe("updateProvider", () => {
     expectError(await update({ baseUrl: null }, local.id), 400, "VALIDATION_ERROR");
   });
 
-  itRejectsMalformedJson(use, send);
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only", "ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    expectError(await update({ displayName: "x" }, unknownId("provider")), 404, "RESOURCE_NOT_FOUND");
-  });
-
   it("409 CONFLICT for a display name another record has", async () => {
     expectError(await update({ displayName: provider.displayName.toLowerCase() }), 409, "CONFLICT");
   });
 
-  itHidesOtherWorkspaces(use, send);
-  itRejectsOversizedBody(use, send);
+  itAnswersTheErrorMatrix(use, {
+    access: "workspace-write",
+    send,
+    unknown: (client, extra) =>
+      client.PATCH("/providers/{providerId}", {
+        params: { path: { providerId: unknownId("provider") } },
+        body: { displayName: "x" },
+        ...extra,
+      }),
+    body: true,
+    unchanged: async (client) =>
+      unwrap(await client.GET("/providers/{providerId}", { params: { path: { providerId: target.id } } })),
+  });
 });
 
 describe("deleteProvider", () => {
@@ -328,15 +298,14 @@ describe("deleteProvider", () => {
     expectError(await remove("provider_1"), 400, "VALIDATION_ERROR");
   });
 
-  itRequiresAKey(use, send);
-
-  itForbidsKeys(use, send, ["read-only", "ingest-only"]);
-
-  it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-    expectError(await remove(unknownId("provider")), 404, "RESOURCE_NOT_FOUND");
+  itAnswersTheErrorMatrix(use, {
+    access: "workspace-write",
+    send,
+    unknown: (client, extra) =>
+      client.DELETE("/providers/{providerId}", { params: { path: { providerId: unknownId("provider") } }, ...extra }),
+    unchanged: async (client) =>
+      unwrap(await client.GET("/providers/{providerId}", { params: { path: { providerId: victim.id } } })),
   });
-
-  itHidesOtherWorkspaces(use, send);
 });
 
 itProvokedEveryDocumentedStatus(use, [
