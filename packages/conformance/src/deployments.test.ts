@@ -78,13 +78,18 @@ describe("createDeployment", () => {
     expect(again.data).toEqual(snapshot);
   });
 
-  it("400 VALIDATION_ERROR for a missing, short or extra field", async () => {
+  it("400 VALIDATION_ERROR for a missing, short or extra field and for a short prompt id", async () => {
     const { client } = use();
     const path = { promptId: prompt.id };
     for (const body of [{}, { deploymentEnvironmentId: "env_1" }, { deploymentEnvironmentId: staging.id, note: "x" }]) {
       const reply = await client.POST("/prompts/{promptId}/deployments", { params: { path }, body: body as never });
       expectError(reply, 400, "VALIDATION_ERROR");
     }
+    const short = await client.POST("/prompts/{promptId}/deployments", {
+      params: { path: { promptId: "prompt_1" } },
+      body: { deploymentEnvironmentId: staging.id },
+    });
+    expectError(short, 400, "VALIDATION_ERROR");
   });
 
   it("404 RESOURCE_NOT_FOUND for an unknown prompt, an unknown environment and one of another project", async () => {
@@ -191,11 +196,11 @@ describe("listDeployments", () => {
     expect(onlyProduction.deployments.map((d) => d.id)).toEqual([made[2]?.id, made[0]?.id]);
   });
 
-  it("400 VALIDATION_ERROR for a bad limit and a short environment id; 400 INVALID_CURSOR for a foreign cursor", async () => {
+  it("400 VALIDATION_ERROR for a limit of 0 or 201, a bad sort and a short environment id; 400 INVALID_CURSOR for a foreign cursor", async () => {
     const { client } = use();
     const path = { promptId: prompt.id };
-    for (const query of [{ limit: 0 }, { deploymentEnvironmentId: "env_1" }]) {
-      const reply = await client.GET("/prompts/{promptId}/deployments", { params: { path, query } });
+    for (const query of [{ limit: 0 }, { limit: 201 }, { sort: "name" }, { deploymentEnvironmentId: "env_1" }]) {
+      const reply = await client.GET("/prompts/{promptId}/deployments", { params: { path, query } as never });
       expectError(reply, 400, "VALIDATION_ERROR");
     }
     await deploy(client, prompt.id, production.id);

@@ -1,13 +1,23 @@
 /**
- * GET /deployments and authentication are served from the read cache: these tests change the records from a
- * second connection to the same database — a second app, as another replica would, or the CLI's admin
- * services — and expect the very next read through the first app to see the change.
+ * getDeployment. Its reads (and the authentication of their keys) are served from the read cache: the last tests
+ * change the records from a second connection to the same database — a second app, as another replica would, or
+ * the CLI's admin services — and expect the very next read through the first app to see the change.
  */
+
 import { expect, it } from "vitest";
 import { createApp } from "../../app.ts";
 import { adminContext, revokeApiKey } from "../../services/admin/workspaces.ts";
+import {
+  createEnvironment,
+  deploy,
+  deployed,
+  keyId,
+  MISSING_DEPLOYMENT,
+  MISSING_ENV,
+} from "../../testing/deployment-fixtures.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { deployed, keyId } from "./deployment-fixtures.ts";
+import { createPrompt, MISSING_PROMPT, newProject } from "../../testing/prompt-fixtures.ts";
+import { expectError } from "../../testing/shared-cases.ts";
 
 /** A deployed prompt and its two reads: by id and latest in its environment. */
 async function deployedPrompt(h: Harness) {
@@ -34,7 +44,74 @@ async function replica(h: Harness) {
   };
 }
 
-describeEachStore("deployment reads from the read cache", (use) => {
+describeEachStore("getDeployment", (use) => {
+  it("answers 400 VALIDATION_ERROR for each malformed query", async () => {
+    const h = use();
+    const { promptId, environmentId, deploymentId } = await deployed(h);
+    const cases: [string, string][] = [
+      [`deploymentId=${deploymentId}`, "query.promptId"],
+      [`promptId=${promptId}`, "query.deploymentId"],
+      [`promptId=${promptId}&deploymentId=newest&deploymentEnvironmentId=${environmentId}`, "query.deploymentId"],
+      [`promptId=${promptId}&deploymentId=deployment_short`, "query.deploymentId"],
+      [`promptId=${promptId}&deploymentId=${"d".repeat(81)}`, "query.deploymentId"],
+      [`promptId=${promptId}&deploymentId=latest`, "query.deploymentEnvironmentId"],
+      [`promptId=${promptId}&deploymentId=current`, "query.deploymentEnvironmentId"],
+      [`promptId=${promptId}&deploymentId=latest&deploymentEnvironmentId=env_short`, "query.deploymentEnvironmentId"],
+      [
+        `promptId=${promptId}&deploymentId=${deploymentId}&deploymentEnvironmentId=env_short`,
+        "query.deploymentEnvironmentId",
+      ],
+      [`promptId=prompt_short&deploymentId=${deploymentId}`, "query.promptId"],
+    ];
+    for (const [query, field] of cases) {
+      const reply = await h.request("GET", `/deployments?${query}`);
+      await expectError(reply, 400, "VALIDATION_ERROR");
+      expect(
+        reply.body.error.details.map((d: { field: string }) => d.field),
+        query,
+      ).toContain(field);
+    }
+  });
+
+  it("answers 404 RESOURCE_NOT_FOUND for each case of its description", async () => {
+    const h = use();
+    const { promptId, environmentId, deploymentId } = await deployed(h);
+    const other = await deployed(h);
+    const secondEnv = await createEnvironment(h);
+    const foreignEnv = await createEnvironment(h, await newProject(h));
+    const cases = [
+      // the prompt does not exist
+      `promptId=${MISSING_PROMPT}&deploymentId=${deploymentId}`,
+      `promptId=${MISSING_PROMPT}&deploymentId=latest&deploymentEnvironmentId=${environmentId}`,
+      // the id names no deployment of this prompt
+      `promptId=${promptId}&deploymentId=${MISSING_DEPLOYMENT}`,
+      `promptId=${promptId}&deploymentId=${other.deploymentId}`,
+      // the id is a deployment of the prompt but in another environment than the one given
+      `promptId=${promptId}&deploymentId=${deploymentId}&deploymentEnvironmentId=${secondEnv}`,
+      // latest: an unknown environment, one of another project, one the prompt was never deployed to
+      `promptId=${promptId}&deploymentId=latest&deploymentEnvironmentId=${MISSING_ENV}`,
+      `promptId=${promptId}&deploymentId=latest&deploymentEnvironmentId=${foreignEnv}`,
+      `promptId=${promptId}&deploymentId=current&deploymentEnvironmentId=${secondEnv}`,
+    ];
+    for (const query of cases) {
+      await expectError(await h.request("GET", `/deployments?${query}`), 404, "RESOURCE_NOT_FOUND");
+    }
+  });
+
+  it("keeps environments apart: latest is per environment", async () => {
+    const h = use();
+    const prompt = await createPrompt(h);
+    const staging = await createEnvironment(h);
+    const production = await createEnvironment(h);
+    const inStaging = await deploy(h, prompt.id, staging);
+    const inProduction = await deploy(h, prompt.id, production);
+    const latestOf = async (env: string) =>
+      (await h.request("GET", `/deployments?promptId=${prompt.id}&deploymentId=latest&deploymentEnvironmentId=${env}`))
+        .body.id;
+    expect(await latestOf(staging)).toBe(inStaging.id);
+    expect(await latestOf(production)).toBe(inProduction.id);
+  });
+
   it("serves a repeated read from the cache, with the same body", async () => {
     const h = use();
     const { latest } = await deployedPrompt(h);

@@ -1,15 +1,13 @@
-/** Fixtures of the deployment tests: prompts, environments and deployments made through the API. */
+/** Fixtures of the deployment tests: environments and deployments made through the API. */
 import { expect } from "vitest";
-import type { Harness } from "../../testing/harness.ts";
+import type { Harness } from "./harness.ts";
+import { createPrompt } from "./prompt-fixtures.ts";
 
-export const text = (value: string) => ({ modality: "text", value });
+export const MISSING_DEPLOYMENT = `deployment_${"0".repeat(26)}`;
+export const MISSING_ENV = `env_${"0".repeat(26)}`;
+
+/** The id of the API key `key` (its `createdByUserId` on a deployment). */
 export const keyId = (key: string) => `apikey_${key.split("_")[1]}`;
-
-export async function createPrompt(h: Harness, body: Record<string, unknown> = {}) {
-  const reply = await h.request("POST", "/prompts", { body: { projectId: h.projectId, ...body } });
-  expect(reply.status, JSON.stringify(reply.body)).toBe(201);
-  return reply.body;
-}
 
 export async function createEnvironment(h: Harness, projectId = h.projectId) {
   const name = `env-${h.now()}`;
@@ -24,11 +22,7 @@ export async function deploy(h: Harness, promptId: string, deploymentEnvironment
   return reply.body;
 }
 
-export async function newProject(h: Harness) {
-  return (await h.request("POST", "/projects", { body: { title: "Another" } })).body.id as string;
-}
-
-/** A deployed prompt of the harness's project: ids for the shared cases. */
+/** A deployed prompt of the harness's project. */
 export async function deployed(h: Harness) {
   const prompt = await createPrompt(h);
   const environmentId = await createEnvironment(h);
