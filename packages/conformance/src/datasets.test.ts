@@ -82,9 +82,11 @@ describe("listDatasets", () => {
     expect(all).toEqual(made);
   });
 
-  it("400 VALIDATION_ERROR without projectId and for a page size of 0", async () => {
+  it("400 VALIDATION_ERROR without projectId (naming query.projectId) and for a page size of 0", async () => {
     const { client } = use();
-    expectError(await client.GET("/datasets", { params: { query: {} } } as never), 400, "VALIDATION_ERROR");
+    const missing = await client.GET("/datasets", { params: { query: {} } } as never);
+    expectError(missing, 400, "VALIDATION_ERROR");
+    expect(missing.error?.error.details?.[0]?.field).toBe("query.projectId");
     expectError(await client.GET("/datasets", { params: { query: { projectId, limit: 0 } } }), 400, "VALIDATION_ERROR");
   });
 
@@ -132,8 +134,11 @@ describe("createDataset", () => {
     ]);
   });
 
-  it("400 VALIDATION_ERROR for a bad title or description, a column without its settings and repeated names", async () => {
+  it("400 VALIDATION_ERROR for a missing projectId, a bad title, description or icon, an unknown field, a column without its settings and repeated names", async () => {
     const cases = [
+      { projectId: undefined },
+      { icon: { type: "svg", value: "x" } },
+      { extra: true },
       { title: "" },
       { title: "x".repeat(51) },
       { description: "x".repeat(101) },
@@ -203,10 +208,18 @@ describe("updateDataset", () => {
     expect(updated.data).not.toHaveProperty("columns");
   });
 
-  it("400 VALIDATION_ERROR for an empty update and for a description over 100 characters", async () => {
-    for (const body of [{}, { description: "x".repeat(101) }, { title: "" }, { rowCount: 3 }]) {
-      expectError(await update(body), 400, "VALIDATION_ERROR");
-    }
+  it("400 VALIDATION_ERROR for an empty update, a title of 0 or 51 characters, a description over 100 and fields it cannot change; the dataset is left as it was", async () => {
+    const before = await snapshot(() => dataset.id)(use().client);
+    const bodies = [
+      {},
+      { description: "x".repeat(101) },
+      { title: "" },
+      { title: "x".repeat(51) },
+      { rowCount: 3 },
+      { columns: [] },
+    ];
+    for (const body of bodies) expectError(await update(body), 400, "VALIDATION_ERROR");
+    expect(await snapshot(() => dataset.id)(use().client)).toEqual(before);
   });
 
   itAnswersTheErrorMatrix(use, {
@@ -498,9 +511,9 @@ describe("listDatasetRows", () => {
     for (const row of narrowed.data?.rows ?? []) expect(Object.keys(row.values)).toEqual([question]);
   });
 
-  it("400 VALIDATION_ERROR for an unknown column in `columns` and a bad sort", async () => {
+  it("400 VALIDATION_ERROR for an unknown column in `columns`, a bad sort and a page size over 200", async () => {
     const { client } = use();
-    for (const query of [{ columns: unknownId("column") }, { sort: "id:asc" }]) {
+    for (const query of [{ columns: unknownId("column") }, { sort: "id:asc" }, { limit: 201 }]) {
       const reply = await client.GET("/datasets/{datasetId}/rows", { params: { path: datasetPath(), query } as never });
       expectError(reply, 400, "VALIDATION_ERROR");
     }
@@ -549,10 +562,12 @@ describe("createDatasetRows", () => {
     expect(read.rowCount).toBe(3);
   });
 
-  it("400 VALIDATION_ERROR for 0 or 101 rows, an unknown key, a string over 100,000 characters and a bad valuesBy", async () => {
+  it("400 VALIDATION_ERROR for 0 or 101 rows, a row without values or with an unknown field, an unknown key, a string over 100,000 characters and a bad valuesBy", async () => {
     const row = { values: { question: "Q" } };
     const cases: [unknown, Record<string, string>][] = [
       [{ rows: [] }, {}],
+      [{ rows: [{}] }, {}],
+      [{ rows: [{ values: {}, id: "x" }] }, {}],
       [{ rows: Array.from({ length: 101 }, () => row) }, {}],
       [{ rows: [row, { values: { answr: "x" } }] }, {}],
       [{ rows: [{ values: { question: "x".repeat(100_001) } }] }, {}],
@@ -607,7 +622,12 @@ describe("updateDatasetRow", () => {
     expect(cleared.data?.values).toEqual({ [question]: "Q2", [expected]: null });
   });
 
-  it("400 VALIDATION_ERROR for empty values and for a key that names no column", async () => {
+  it("400 VALIDATION_ERROR without values, for empty values and for a key that names no column", async () => {
+    const withoutValues = await use().client.PATCH("/datasets/{datasetId}/rows/{rowId}", {
+      params: { path: rowPath() },
+      body: {} as never,
+    });
+    expectError(withoutValues, 400, "VALIDATION_ERROR");
     expectError(await update(rowPath(), {}), 400, "VALIDATION_ERROR");
     const unknown = await update(rowPath(), { answr: "x" });
     expectError(unknown, 400, "VALIDATION_ERROR");

@@ -74,7 +74,7 @@ const ALLOWANCES: Allowance[] = [
       "projects.test.ts > updateProject > 400 VALIDATION_ERROR for an empty update and for an empty title",
       "prompts.test.ts > updatePrompt > 400 VALIDATION_ERROR for an empty update, for `playgrounds` and for a bad part",
       "evaluators.test.ts > updateEvaluator > 400 VALIDATION_ERROR for an empty update and for a bad status",
-      "datasets.test.ts > updateDataset > 400 VALIDATION_ERROR for an empty update and for a description over 100 characters",
+      "datasets.test.ts > updateDataset > 400 VALIDATION_ERROR for an empty update, a title of 0 or 51 characters, a description over 100 and fields it cannot change; the dataset is left as it was",
       "datasets.test.ts > updateDatasetColumn > 400 VALIDATION_ERROR for an empty update and for settings of another type",
     ],
   },

@@ -109,8 +109,13 @@ describe("createEvaluation", () => {
     });
   });
 
-  it("400 VALIDATION_ERROR for an unknown field, a short id, and a dataset of another project", async () => {
-    for (const body of [{ title: "x" }, { evaluatorId: "evaluator_1" }, { datasetId: foreignDataset.id }]) {
+  it("400 VALIDATION_ERROR for an unknown field, a short id, an id that is not a string, and a dataset of another project", async () => {
+    for (const body of [
+      { title: "x" },
+      { evaluatorId: "evaluator_1" },
+      { datasetId: 5 },
+      { datasetId: foreignDataset.id },
+    ]) {
       expectError(await create(prompt.id, body), 400, "VALIDATION_ERROR");
     }
   });
@@ -206,10 +211,10 @@ describe("listEvaluations", () => {
     expect(filtered.evaluations).toEqual([cancelled]);
   });
 
-  it("400 for an unknown status, a page size over 200 (VALIDATION_ERROR) and a cursor of another query (INVALID_CURSOR)", async () => {
+  it("400 for an unknown status or sort, a short evaluatorId, a page size over 200 (VALIDATION_ERROR) and a cursor of another query (INVALID_CURSOR)", async () => {
     const { client } = use();
     const path = { promptId: prompt.id };
-    for (const query of [{ status: "done" }, { limit: 201 }]) {
+    for (const query of [{ status: "done" }, { sort: "score:asc" }, { evaluatorId: "evaluator_1" }, { limit: 201 }]) {
       const reply = await client.GET("/prompts/{promptId}/evaluations", { params: { path, query } as never });
       expectError(reply, 400, "VALIDATION_ERROR");
     }
@@ -290,6 +295,11 @@ describe("cancelEvaluation", () => {
     expectError(await cancel({ promptId: prompt.id, evaluationId: "evalrun_1" }), 400, "VALIDATION_ERROR");
   });
 
+  it("404 RESOURCE_NOT_FOUND for a run of another prompt", async () => {
+    const other = await newPrompt(use().client, projectId, { title: "Not the cancelled run's", draft: fullDraft });
+    expectError(await cancel({ promptId: other.id, evaluationId: victim.runId }), 404, "RESOURCE_NOT_FOUND");
+  });
+
   itAnswersTheErrorMatrix(use, {
     access: "write",
     send,
@@ -322,14 +332,28 @@ describe("listEvaluationResults", () => {
     }
   });
 
-  it("400 VALIDATION_ERROR for an unknown grade, sort or expansion and a page size over 200", async () => {
+  it("400 VALIDATION_ERROR for an unknown grade, sort or expansion and a page size of 0 or over 200", async () => {
     const { client } = use();
-    for (const query of [{ grade: "maybe" }, { sort: "latency:asc" }, { expand: "dataset" }, { limit: 201 }]) {
+    for (const query of [
+      { grade: "maybe" },
+      { sort: "latency:asc" },
+      { expand: "dataset" },
+      { limit: 0 },
+      { limit: 201 },
+    ]) {
       const reply = await client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
         params: { path: runPath(), query } as never,
       });
       expectError(reply, 400, "VALIDATION_ERROR");
     }
+  });
+
+  it("404 RESOURCE_NOT_FOUND for the run of another prompt", async () => {
+    const other = await newPrompt(use().client, projectId, { title: "Not the results' run's", draft: fullDraft });
+    const reply = await use().client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
+      params: { path: { promptId: other.id, evaluationId: queued.runId } },
+    });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
   });
 
   itAnswersTheErrorMatrix(use, {

@@ -1,14 +1,17 @@
 import { expect, it } from "vitest";
 import type { RunPromptVersion } from "../../services/evaluations/run.ts";
 import { fromJson } from "../../services/json.ts";
-import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import {
-  expectError,
-  itHidesOtherWorkspaces,
-  itRejectsMalformedJson,
-  itRejectsMissingAndInvalidKeys,
-} from "../../testing/shared-cases.ts";
-import { MATCHER, newDataset, newEvaluator, ok, RUNNABLE_DRAFT, setup, startRun } from "./evaluation-fixtures.ts";
+  MATCHER,
+  newDataset,
+  newEvaluator,
+  ok,
+  RUNNABLE_DRAFT,
+  setup,
+  startRun,
+} from "../../testing/evaluation-fixtures.ts";
+import { describeEachStore, type Harness } from "../../testing/harness.ts";
+import { expectError } from "../../testing/shared-cases.ts";
 
 const unknown = (prefix: string) => `${prefix}_${"0".repeat(26)}`;
 
@@ -243,42 +246,5 @@ describeEachStore("createEvaluation", (use) => {
     await expectError(ofDeployment, 400, "VALIDATION_ERROR");
     expect(ofDeployment.body.error.details[0].field).toBe("deploymentId");
     await startRun(h, s.promptId);
-  });
-
-  it("400 for an unknown field or a malformed id; 404 for an unknown prompt", async () => {
-    const h = use();
-    const s = await setup(h);
-    for (const body of [{ title: "x" }, { evaluatorId: "evaluator_1" }, { datasetId: 5 }]) {
-      await expectError(await create(h, s.promptId, body), 400, "VALIDATION_ERROR");
-    }
-    await expectError(await create(h, unknown("prompt"), {}), 404, "RESOURCE_NOT_FOUND");
-  });
-
-  it("403 for read-only and ingest-only keys and for a key restricted to another project", async () => {
-    const h = use();
-    const s = await setup(h);
-    const elsewhere = await ok(h, "POST", "/projects", { title: "Restricted" });
-    for (const key of [
-      await h.newKey("read-only"),
-      await h.newKey("ingest-only"),
-      await h.newKey("full", [elsewhere.id]),
-    ]) {
-      await expectError(await create(h, s.promptId, {}, key), 403, "FORBIDDEN");
-    }
-  });
-
-  itRejectsMissingAndInvalidKeys(use, {
-    method: "POST",
-    path: () => `/prompts/${unknown("prompt")}/evaluations`,
-    body: () => ({}),
-  });
-  itRejectsMalformedJson(use, {
-    method: "POST",
-    path: async (h) => `/prompts/${(await setup(h)).promptId}/evaluations`,
-  });
-  itHidesOtherWorkspaces(use, {
-    method: "POST",
-    path: async (h) => `/prompts/${(await setup(h)).promptId}/evaluations`,
-    body: () => ({}),
   });
 });

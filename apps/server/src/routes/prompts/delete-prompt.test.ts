@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { countOf, insertResult, ok, setRun, setup, startRun } from "../../testing/evaluation-fixtures.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { createPrompt, richDraft } from "../../testing/prompt-fixtures.ts";
 import { expectError } from "../../testing/shared-cases.ts";
@@ -104,5 +105,30 @@ describeEachStore("deletePrompt", (use) => {
 
     await h.store.db.deleteFrom("datasetColumns").where("id", "=", columnId).execute();
     expect((await h.request("DELETE", `/prompts/${prompt.id}`)).status).toBe(204);
+  });
+
+  it("removes its evaluation runs with their items and results, whatever their state", async () => {
+    const h = use();
+    const s = await setup(h);
+    const queued = await startRun(h, s.promptId);
+    const finished = await startRun(h, s.promptId);
+    await setRun(h, finished.runId, { status: "completed", finishedAt: h.now() });
+    await insertResult(h, finished.runId, s.rowIds[0] as string, { createdAt: h.now() });
+    const survivor = await setup(h);
+    const kept = await startRun(h, survivor.promptId);
+
+    expect((await h.request("DELETE", `/prompts/${s.promptId}`)).status).toBe(204);
+    for (const runId of [queued.runId, finished.runId]) {
+      expect(await countOf(h, "evaluationRuns", runId)).toBe(0);
+      expect(await countOf(h, "evaluationRunItems", runId)).toBe(0);
+      expect(await countOf(h, "evaluationResults", runId)).toBe(0);
+    }
+    await expectError(
+      await h.request("GET", `/prompts/${s.promptId}/evaluations/${queued.runId}`),
+      404,
+      "RESOURCE_NOT_FOUND",
+    );
+    expect(await countOf(h, "evaluationRunItems", kept.runId)).toBe(3);
+    expect((await ok(h, "GET", `/prompts/${survivor.promptId}/evaluations/${kept.runId}`)).status).toBe("queued");
   });
 });

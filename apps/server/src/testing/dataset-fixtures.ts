@@ -4,7 +4,7 @@
  * dataset tests independent of the prompt and evaluator operations.
  */
 import { expect } from "vitest";
-import type { Harness } from "../../testing/harness.ts";
+import type { Harness } from "./harness.ts";
 
 let sequence = 0;
 const fakeId = (prefix: string) => `${prefix}_01JD8Q4M1N0B5ZK3W7X9${String(++sequence).padStart(6, "0")}`;
@@ -81,3 +81,20 @@ export async function otherProject(h: Harness): Promise<string> {
   const reply = await h.request("POST", "/projects", { body: { title: "Elsewhere" } });
   return reply.body.id;
 }
+
+/** A dataset with static columns `question`, `expected` and `tier`. */
+export const createThreeColumns = (h: Harness) =>
+  createDataset(h, {
+    columns: [
+      { name: "question", type: "static" },
+      { name: "expected", type: "static" },
+      { name: "tier", type: "static" },
+    ],
+  });
+
+export const rowCount = async (h: Harness, datasetId: string) =>
+  (await h.request("GET", `/datasets/${datasetId}`)).body.rowCount;
+
+/** Every row of the dataset in the order they were added (`query` adds parameters). */
+export const listRows = async (h: Harness, datasetId: string, query = "") =>
+  (await h.request("GET", `/datasets/${datasetId}/rows?sort=createdAt:asc&limit=200${query}`)).body.rows;

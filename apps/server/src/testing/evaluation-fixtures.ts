@@ -4,9 +4,9 @@
  * tables straight through `h.store.db` (standing in for a worker).
  */
 import { expect } from "vitest";
-import { createIdGenerator } from "../../ids.ts";
-import type { Database } from "../../store/schema.ts";
-import type { Harness } from "../../testing/harness.ts";
+import { createIdGenerator } from "../ids.ts";
+import type { Database } from "../store/schema.ts";
+import type { Harness } from "./harness.ts";
 
 export const MATCHER = { type: "text-matcher", operator: "equals", value: "{{expected}}" };
 
@@ -109,4 +109,22 @@ export async function insertResult(
   };
   await h.store.db.insertInto("evaluationResults").values(row).execute();
   return row;
+}
+
+/** States of a run that still uses what it was started with. */
+export const UNFINISHED = ["queued", "running", "cancelling"] as const;
+
+/** The rows of a run in one of its tables. */
+export async function countOf(
+  h: Harness,
+  table: "evaluationRuns" | "evaluationRunItems" | "evaluationResults",
+  runId: string,
+) {
+  const column = table === "evaluationRuns" ? "id" : "runId";
+  const { count } = await h.store.db
+    .selectFrom(table)
+    .select((eb) => eb.fn.countAll<number>().as("count"))
+    .where(column, "=", runId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
 }
