@@ -62,7 +62,7 @@ const ALLOWANCES: Allowance[] = [
     matches: dropped("maxProperties"),
     provedBy: [
       "prompts.test.ts > createPrompt > 400 VALIDATION_ERROR for settings over 50 keys and tool parameters over 64 keys",
-      "providers.test.ts > createProvider > 400 VALIDATION_ERROR for a missing or non-http(s) baseUrl, a bad kind, name or credentials (header names, over 20 headers)",
+      "providers.test.ts > createProvider > 400 VALIDATION_ERROR for a missing, relative, too long or non-http(s) baseUrl, a bad kind, a missing or bad name, bad credentials (empty key, unknown field, header names, over 20 headers) and an unknown field",
       ...RESPONSES_VALIDATED,
     ],
   },
@@ -83,8 +83,8 @@ const ALLOWANCES: Allowance[] = [
     why: "Key rules of maps (`propertyNames`) are zod refinements, which @hono/zod-openapi cannot document; in requests (provider credential headers) the refinement still answers a bad name with 400.",
     matches: (d) => inRequest(d) && d.path.includes("/propertyNames") && d.emitted === undefined,
     provedBy: [
-      "providers.test.ts > createProvider > 400 VALIDATION_ERROR for a missing or non-http(s) baseUrl, a bad kind, name or credentials (header names, over 20 headers)",
-      "providers.test.ts > updateProvider > 400 VALIDATION_ERROR for an empty update, a kind change, a bad baseUrl or credential header, and baseUrl null on openai-compatible",
+      "providers.test.ts > createProvider > 400 VALIDATION_ERROR for a missing, relative, too long or non-http(s) baseUrl, a bad kind, a missing or bad name, bad credentials (empty key, unknown field, header names, over 20 headers) and an unknown field",
+      "providers.test.ts > updateProvider > 400 VALIDATION_ERROR for an empty update, a kind change, a bad baseUrl, name or credentials, and baseUrl null on openai-compatible; the record is left as it was",
     ],
   },
   {

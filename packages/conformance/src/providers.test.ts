@@ -67,9 +67,9 @@ describe("listProviders", () => {
     expect(window.providers.every((p) => p.createdAt === made[1]?.createdAt)).toBe(true);
   });
 
-  it("400 VALIDATION_ERROR for a page size over 200 or a bad sort, 400 INVALID_CURSOR for a bad cursor", async () => {
+  it("400 VALIDATION_ERROR for a page size of 0 or over 200, a bad sort or time, 400 INVALID_CURSOR for a bad cursor", async () => {
     const { client } = use();
-    for (const query of [{ limit: 201 }, { sort: "name:asc" }]) {
+    for (const query of [{ limit: 201 }, { limit: 0 }, { sort: "name:asc" }, { createdAfter: "soon" }]) {
       expectError(await client.GET("/providers", { params: { query } as never }), 400, "VALIDATION_ERROR");
     }
     expectError(await client.GET("/providers", { params: { query: { cursor: "garbage" } } }), 400, "INVALID_CURSOR");
@@ -104,20 +104,27 @@ describe("createProvider", () => {
     expect(gateway.data?.baseUrl).toBe("https://gateway.example.com");
   });
 
-  it("400 VALIDATION_ERROR for a missing or non-http(s) baseUrl, a bad kind, name or credentials (header names, over 20 headers)", async () => {
+  it("400 VALIDATION_ERROR for a missing, relative, too long or non-http(s) baseUrl, a bad kind, a missing or bad name, bad credentials (empty key, unknown field, header names, over 20 headers) and an unknown field", async () => {
     const headers = Object.fromEntries(Array.from({ length: 21 }, (_, i) => [`X-Header-${i}`, "v"]));
     const cases = [
       { provider: "openai-compatible" },
       { provider: "openai-compatible", baseUrl: null },
       { baseUrl: "ftp://files.example.com/v1" },
       { baseUrl: "not a url" },
+      { baseUrl: "/v1" },
+      { baseUrl: `https://example.com/${"a".repeat(2048)}` },
       { provider: "mistral" },
+      { provider: "OpenAI" },
       { displayName: "" },
       { displayName: "d".repeat(101) },
+      { displayName: undefined },
       { credentials: {} },
+      { credentials: { apiKey: "" } },
+      { credentials: { apiKey: "k", token: "t" } },
       { credentials: { apiKey: "k", headers: { "Bad Header": "v" } } },
       { credentials: { apiKey: "k", headers } },
       { hasCredentials: true },
+      { region: "eu" },
     ];
     for (const fields of cases) expectError(await create(fields), 400, "VALIDATION_ERROR");
   });
@@ -234,23 +241,33 @@ describe("updateProvider", () => {
     expect(removed.data).toMatchObject({ hasCredentials: false, displayName: name });
   });
 
-  it("400 VALIDATION_ERROR for an empty update, a kind change, a bad baseUrl or credential header, and baseUrl null on openai-compatible", async () => {
+  it("400 VALIDATION_ERROR for an empty update, a kind change, a bad baseUrl, name or credentials, and baseUrl null on openai-compatible; the record is left as it was", async () => {
+    const read = async () =>
+      unwrap(await use().client.GET("/providers/{providerId}", { params: { path: { providerId: target.id } } }));
+    const before = await read();
     const cases = [
       {},
       { provider: "anthropic" },
       { baseUrl: "ftp://x.example.com" },
+      { baseUrl: "nope" },
       { displayName: "" },
+      { credentials: { headers: { a: "b" } } },
       { credentials: { apiKey: "k", headers: { "Bad:Header": "v" } } },
     ];
     for (const fields of cases) {
       expectError(await update(fields), 400, "VALIDATION_ERROR");
     }
+    expect(await read()).toEqual(before);
     const local = await newProvider(use().client, {
       provider: "openai-compatible",
       displayName: uniqueName("Local"),
       baseUrl: DEAD_SERVER,
     });
     expectError(await update({ baseUrl: null }, local.id), 400, "VALIDATION_ERROR");
+  });
+
+  it("400 VALIDATION_ERROR for a short id", async () => {
+    expectError(await update({ displayName: "x" }, "provider_1"), 400, "VALIDATION_ERROR");
   });
 
   it("409 CONFLICT for a display name another record has", async () => {

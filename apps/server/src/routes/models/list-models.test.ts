@@ -2,7 +2,6 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from "nod
 import type { AddressInfo } from "node:net";
 import { afterAll, expect, it } from "vitest";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { expectError, itRejectsMissingAndInvalidKeys } from "../../testing/shared-cases.ts";
 
 /** A tiny OpenAI-compatible server on loopback: `GET /v1/models` answers what the test sets. */
 async function startModelServer() {
@@ -63,7 +62,7 @@ async function createProvider(h: Harness, key: string, body: Record<string, unkn
 
 const modelNames = (reply: { body: { models: { model: string }[] } }) => reply.body.models.map((m) => m.model);
 
-describeEachStore("models", (use) => {
+describeEachStore("listModels", (use) => {
   const servers: { close: () => Promise<void> }[] = [];
   afterAll(async () => {
     await Promise.all(servers.map((server) => server.close()));
@@ -170,27 +169,4 @@ describeEachStore("models", (use) => {
       expect(reply.body).toEqual({ models: [] });
     }
   });
-
-  it("answers 404 for a providerId unknown in the workspace and 400 for a malformed one", async () => {
-    const h = use();
-    const other = await h.otherWorkspace();
-    const foreign = await createProvider(h, other.key, { provider: "openai" });
-    await expectError(
-      await h.request("GET", `/models?providerId=provider_${"0".repeat(26)}`),
-      404,
-      "RESOURCE_NOT_FOUND",
-    );
-    await expectError(await h.request("GET", `/models?providerId=${foreign.id}`), 404, "RESOURCE_NOT_FOUND");
-    await expectError(await h.request("GET", "/models?providerId=p_1"), 400, "VALIDATION_ERROR");
-  });
-
-  it("lets read-only and project-restricted keys list models; ingest-only keys get 403", async () => {
-    const h = use();
-    for (const key of [await h.newKey("read-only"), await h.newKey("full", [h.projectId])]) {
-      expect((await h.request("GET", "/models", { key })).status).toBe(200);
-    }
-    await expectError(await h.request("GET", "/models", { key: await h.newKey("ingest-only") }), 403, "FORBIDDEN");
-  });
-
-  itRejectsMissingAndInvalidKeys(use, { method: "GET", path: () => "/models" });
 });
