@@ -153,6 +153,45 @@ describe("searchLogTraces", () => {
     }
   });
 
+  it("400 VALIDATION_ERROR for each malformed search of the schema: fields, paging, sort, and filters of every column", async () => {
+    const { client } = use();
+    const filter = (f: Record<string, unknown>) => ({ projectId, filters: [f] });
+    const bodies = [
+      { projectId: "project_short" },
+      { projectId, limit: 1.5 },
+      { projectId, sort: "createdAt:desc" },
+      { projectId, status: "done" },
+      { projectId, startedAfter: -1 },
+      { projectId, name: "" },
+      { projectId, promptId: "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA" },
+      { projectId, extra: 1 },
+      filter({ column: "status", operator: "contains", value: "fail" }),
+      filter({ column: "name", operator: "gt", value: "a" }),
+      filter({ column: "latency", operator: "contains", value: 1 }),
+      filter({ column: "startedAt", operator: "gt", value: 1.5 }),
+      filter({ column: "tags", operator: "equals", value: "x" }),
+      filter({ column: "tags", operator: "contains", value: ["x"] }),
+      filter({ column: "name", operator: "in", value: "x" }),
+      filter({ column: "name", operator: "in", value: [] }),
+      filter({ column: "name", operator: "equals", value: 1 }),
+      filter({ column: "name", operator: "exists", value: "yes" }),
+      filter({ column: "status", operator: "in", value: ["nope"] }),
+      filter({ column: "attributes", operator: "equals", value: "x" }),
+      filter({ column: "attributes", key: "", operator: "equals", value: "x" }),
+      filter({ column: "attributes", key: "k", operator: "gt", value: "5" }),
+      filter({ column: "attributes", key: "k", operator: "contains", value: 5 }),
+      filter({ column: "attributes", key: "k", operator: "in", value: 5 }),
+      filter({ column: "attributes", key: "k", operator: "equals", value: null }),
+      filter({ column: "attributes", key: "k", operator: "equals", value: { a: 1 } }),
+      filter({ column: "name", key: "k", operator: "equals", value: "x" }),
+      filter({ column: "unknown", operator: "equals", value: "x" }),
+      filter({ column: "name", operator: "equals" }),
+    ];
+    for (const body of bodies) {
+      expectError(await client.POST("/logs/traces", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+  });
+
   it("400 INVALID_CURSOR for a malformed cursor and for the cursor of another search", async () => {
     const { client } = use();
     expectError(await client.POST("/logs/traces", { body: { projectId, cursor: "garbage" } }), 400, "INVALID_CURSOR");
@@ -248,6 +287,37 @@ describe("searchLogSpans", () => {
     for (const body of bodies) {
       expectError(await client.POST("/logs/spans", { body: body as never }), 400, "VALIDATION_ERROR");
     }
+  });
+
+  it("400 VALIDATION_ERROR for each malformed search of the schema, and 200 at its bounds (20 filters, 200 per page)", async () => {
+    const { client } = use();
+    const filter = (f: Record<string, unknown>) => ({ projectId, filters: [f] });
+    const bodies = [
+      {},
+      { projectId, sort: "startedAt" },
+      { projectId, promptId: "short" },
+      { projectId, provider: "x".repeat(201) },
+      { projectId, startedBefore: "yesterday" },
+      {
+        projectId,
+        filters: Array.from({ length: 21 }, () => ({ column: "status", operator: "equals", value: "success" })),
+      },
+      filter({ column: "contentType", operator: "in", value: "Model" }),
+      filter({ column: "cost", operator: "in", value: [1] }),
+      filter({ column: "cost", operator: "exists", value: true }),
+      filter({ column: "inputTokens", operator: "gt", value: null }),
+      filter({ column: "endedAt", operator: "lt", value: "now" }),
+      filter({ column: "status", operator: "equals", value: "Success" }),
+      filter({ column: "attributes", key: "k", operator: "exists", value: 1 }),
+      filter({ column: "attributes", key: "k", operator: "not-in", value: [] }),
+      filter({ column: "tags", operator: "not-in", value: [""] }),
+    ];
+    for (const body of bodies) {
+      expectError(await client.POST("/logs/spans", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+    const twenty = Array.from({ length: 20 }, () => ({ column: "contentType", operator: "exists", value: true }));
+    expectStatus(await client.POST("/logs/spans", { body: { projectId, filters: twenty, limit: 1 } as never }), 200);
+    expectStatus(await client.POST("/logs/spans", { body: { projectId, limit: 200 } }), 200);
   });
 
   it("400 INVALID_CURSOR for a malformed cursor and for a trace search's cursor", async () => {

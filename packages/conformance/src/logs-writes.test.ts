@@ -204,6 +204,37 @@ describe("createLogTrace", () => {
     expectError(await use().client.POST("/logs/trace", { body }), 413, "PAYLOAD_TOO_LARGE");
   });
 
+  it("400 VALIDATION_ERROR for each breach of the schema: times out of range or not integers, empty spans, bad statuses, names, ids, attributes, tags and events, unknown fields, a missing projectId or trace, over 1,000 spans", async () => {
+    const { client } = use();
+    const bodies = [
+      { projectId, trace: traceInput({ startedAt: 1_672_511_399_999 }) },
+      { projectId, trace: traceInput({ endedAt: 33_229_420_200_001 }) },
+      { projectId, trace: traceInput({ startedAt: T + 0.5 }) },
+      { projectId, trace: traceInput(), spans: [span({ startedAt: 1_000 })] },
+      { projectId, trace: traceInput(), spans: [span({ endedAt: 33_229_420_200_001 })] },
+      { projectId, trace: traceInput(), spans: [] },
+      { projectId, trace: { ...traceInput(), status: "aborted" } },
+      { projectId, trace: traceInput(), spans: [{ ...span(), status: "pending" }] },
+      { projectId, trace: traceInput({ name: "" }) },
+      { projectId, trace: { ...traceInput(), colour: "red" } },
+      { projectId, trace: traceInput(), extra: true },
+      { projectId, trace: traceInput(), spans: [span({ promptId: "prompt_short" })] },
+      { projectId, trace: { ...traceInput(), attributes: { nested: { a: 1 } } } },
+      {
+        projectId,
+        trace: traceInput({ attributes: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`k${i}`, i])) }),
+      },
+      { projectId, trace: traceInput({ tags: [""] }) },
+      { projectId, trace: traceInput(), spans: [{ ...span(), events: [1] }] },
+      { trace: traceInput() },
+      { projectId },
+      { projectId, trace: traceInput(), spans: Array.from({ length: 1001 }, () => span()) },
+    ];
+    for (const body of bodies) {
+      expectError(await client.POST("/logs/trace", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+  });
+
   itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
 });
 
@@ -251,6 +282,42 @@ describe("updateLogTrace", () => {
       { projectId, traceId: trace.id, logTrace: { endedAt: T - 1 } },
     ];
     for (const body of bodies) expectError(await client.PATCH("/logs/trace", { body }), 400, "VALIDATION_ERROR");
+  });
+
+  it("400 VALIDATION_ERROR for each breach of the schema: a bad status or time, empty or over 10 operations, a bad operation, key or value, an unknown field, a missing projectId or logTrace; the trace is left as it was", async () => {
+    const { client } = use();
+    const referenceId = newRef("unchanged");
+    const { traceId } = unwrap(
+      await client.POST("/logs/trace", { body: { projectId, trace: traceInput({ referenceId, status: "pending" }) } }),
+    );
+    const read = async () =>
+      unwrap(await client.POST("/logs/traces", { body: { projectId, referenceId } })).traces.map((t) => t.status);
+    const eleven = Array.from({ length: 11 }, (_, i) => ({ operation: "create", tag: `t${i}` }));
+    const logTraces = [
+      {},
+      { status: "aborted" },
+      { endedAt: 5 },
+      { attributes: [] },
+      { tags: [] },
+      { tags: eleven },
+      { attributes: eleven.map((_, i) => ({ operation: "create", key: `k${i}`, value: i })) },
+      { attributes: [{ operation: "create", key: "feedback" }] },
+      { attributes: [{ operation: "create", key: "", value: 1 }] },
+      { attributes: [{ operation: "create", key: "nested", value: { a: 1 } }] },
+      { attributes: [{ operation: "rename", key: "a" }] },
+      { tags: [{ operation: "create", tag: "" }] },
+      { name: "renamed" },
+    ];
+    const bodies = [
+      ...logTraces.map((logTrace) => ({ projectId, traceId, logTrace })),
+      { traceId, logTrace: { status: "success" } },
+      { projectId, traceId },
+      { projectId, traceId, logTrace: { status: "success" }, extra: 1 },
+    ];
+    for (const body of bodies) {
+      expectError(await client.PATCH("/logs/trace", { body: body as never }), 400, "VALIDATION_ERROR");
+    }
+    expect(await read()).toEqual(["pending"]);
   });
 
   it("404 RESOURCE_NOT_FOUND for an unknown project and an unknown trace", async () => {

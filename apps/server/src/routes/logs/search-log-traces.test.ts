@@ -1,12 +1,7 @@
 import { expect, it } from "vitest";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import {
-  expectError,
-  itHidesOtherWorkspaces,
-  itRejectsMalformedJson,
-  itRejectsMissingAndInvalidKeys,
-} from "../../testing/shared-cases.ts";
-import { insertSpan, insertTrace, newProject, T0 } from "./search-fixtures.ts";
+import { insertSpan, insertTrace, newProject, T0 } from "../../testing/log-search-fixtures.ts";
+import { expectError } from "../../testing/shared-cases.ts";
 
 type Body = Record<string, unknown>;
 
@@ -324,56 +319,9 @@ describeEachStore("searchLogTraces", (use) => {
     }
   });
 
-  it("answers 400 VALIDATION_ERROR to every malformed search and 400 for contentType on traces", async () => {
+  it("answers 400 for a contentType filter on traces, naming the filter's column", async () => {
     const h = use();
     const projectId = h.projectId;
-    const filter = (f: Body) => ({ projectId, filters: [f] });
-    const bodies: Body[] = [
-      {},
-      { projectId: "project_short" },
-      { projectId, limit: 0 },
-      { projectId, limit: 201 },
-      { projectId, limit: 1.5 },
-      { projectId, sort: "createdAt:desc" },
-      { projectId, status: "done" },
-      { projectId, startedAfter: -1 },
-      { projectId, name: "" },
-      { projectId, promptId: "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA" },
-      { projectId, extra: 1 },
-      { projectId, filters: Array.from({ length: 21 }, () => ({ column: "name", operator: "exists", value: true })) },
-      filter({ column: "status", operator: "gt", value: "failure" }),
-      filter({ column: "status", operator: "contains", value: "fail" }),
-      filter({ column: "name", operator: "gt", value: "a" }),
-      filter({ column: "latency", operator: "contains", value: 1 }),
-      filter({ column: "latency", operator: "gt", value: "1000" }),
-      filter({ column: "startedAt", operator: "gt", value: 1.5 }),
-      filter({ column: "tags", operator: "equals", value: "x" }),
-      filter({ column: "tags", operator: "in", value: "x" }),
-      filter({ column: "tags", operator: "contains", value: ["x"] }),
-      filter({ column: "name", operator: "in", value: "x" }),
-      filter({ column: "name", operator: "in", value: [] }),
-      filter({ column: "name", operator: "equals", value: 1 }),
-      filter({ column: "name", operator: "exists", value: "yes" }),
-      filter({ column: "status", operator: "in", value: ["nope"] }),
-      filter({ column: "attributes", operator: "equals", value: "x" }),
-      filter({ column: "attributes", key: "", operator: "equals", value: "x" }),
-      filter({ column: "attributes", key: "k", operator: "gt", value: "5" }),
-      filter({ column: "attributes", key: "k", operator: "contains", value: 5 }),
-      filter({ column: "attributes", key: "k", operator: "in", value: 5 }),
-      filter({ column: "attributes", key: "k", operator: "equals", value: null }),
-      filter({ column: "attributes", key: "k", operator: "equals", value: { a: 1 } }),
-      filter({ column: "name", key: "k", operator: "equals", value: "x" }),
-      filter({ column: "unknown", operator: "equals", value: "x" }),
-      filter({ column: "name", operator: "equals" }),
-    ];
-    for (const body of bodies) {
-      const reply = await search(h, body);
-      expect({ body, status: reply.status, code: reply.body.error?.code }).toEqual({
-        body,
-        status: 400,
-        code: "VALIDATION_ERROR",
-      });
-    }
     for (const operator of ["equals", "in", "exists"]) {
       const value = operator === "in" ? ["Model"] : operator === "exists" ? true : "Model";
       const reply = await search(h, {
@@ -389,32 +337,4 @@ describeEachStore("searchLogTraces", (use) => {
       ]);
     }
   });
-
-  it("answers 404 for an unknown project, 403 to a key restricted to other projects and to an ingest-only key", async () => {
-    const h = use();
-    await expectError(await search(h, { projectId: `project_${"0".repeat(26)}` }), 404, "RESOURCE_NOT_FOUND");
-    const elsewhere = await newProject(h, "Elsewhere");
-    const restricted = await h.newKey("full", [elsewhere]);
-    await expectError(await search(h, { projectId: h.projectId }, restricted), 403, "FORBIDDEN");
-    expect((await search(h, { projectId: elsewhere }, restricted)).status).toBe(200);
-    const ingest = await h.newKey("ingest-only");
-    await expectError(await search(h, { projectId: h.projectId }, ingest), 403, "FORBIDDEN");
-    const readOnly = await h.newKey("read-only");
-    const trace = await insertTrace(h, { projectId: elsewhere });
-    const reply = await search(h, { projectId: elsewhere }, readOnly);
-    expect(reply.status).toBe(200);
-    expect(reply.body.traces.map((t: { id: string }) => t.id)).toEqual([trace]);
-  });
-
-  itRejectsMissingAndInvalidKeys(use, {
-    method: "POST",
-    path: () => "/logs/traces",
-    body: (h) => ({ projectId: h.projectId }),
-  });
-  itHidesOtherWorkspaces(use, {
-    method: "POST",
-    path: () => "/logs/traces",
-    body: (h) => ({ projectId: h.projectId }),
-  });
-  itRejectsMalformedJson(use, { method: "POST", path: () => "/logs/traces" });
 });

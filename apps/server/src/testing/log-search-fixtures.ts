@@ -4,9 +4,9 @@
  * tests rows the write operations cannot produce (the statuses `aborted` and `cancelled`, exact aggregates,
  * chosen start times and ties).
  */
-import { createIdGenerator } from "../../ids.ts";
-import type { Database, LogStatus } from "../../store/schema.ts";
-import type { Harness } from "../../testing/harness.ts";
+import { createIdGenerator } from "../ids.ts";
+import type { Database, LogStatus } from "../store/schema.ts";
+import type { Harness } from "./harness.ts";
 
 /** The start of the tests' time line (2024-11-21T12:00:00Z). */
 export const T0 = 1_732_190_400_000;

@@ -6,10 +6,8 @@
  */
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { WriteBatcher } from "../../services/logs/write-batcher.ts";
 import type { Store } from "../../store/store.ts";
 import { adapters, describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 import {
   countRows,
   createTrace,
@@ -24,7 +22,9 @@ import {
   tagIndex,
   traceBody,
   uniqueRef,
-} from "./write-fixtures.ts";
+} from "../../testing/log-write-fixtures.ts";
+import { expectError } from "../../testing/shared-cases.ts";
+import { WriteBatcher } from "./write-batcher.ts";
 
 describeEachStore(
   "log writes under concurrency (group commit)",

@@ -10,8 +10,8 @@ import { issueKey } from "../../auth/api-keys.ts";
 import { createIdGenerator } from "../../ids.ts";
 import { openStore } from "../../store/open-store.ts";
 import { postgresUrl } from "../../testing/harness.ts";
+import { platformInput, platformOutput, T0 } from "../../testing/log-write-fixtures.ts";
 import { freshPostgresSchema, type ServerProcess, startServer, tempDatabaseDir } from "../../testing/processes.ts";
-import { platformInput, platformOutput, T0 } from "./write-fixtures.ts";
 
 const CLIENTS = 8;
 /** Acknowledged traces to wait for before the kill (the clients keep writing until it). */

@@ -4,12 +4,12 @@
  * indexed attribute and tag rows the search relies on).
  */
 import { expect } from "vitest";
-import type { Harness } from "../../testing/harness.ts";
+import type { Harness } from "./harness.ts";
 
 /** The start of the tests' time line (2024-11-21T12:00:00Z). */
 export const T0 = 1_732_190_400_000;
 
-// biome-ignore lint/suspicious/noExplicitAny: request bodies in tests are free-form, including invalid ones.
+/** A request body: free-form, invalid ones included. */
 export type Body = Record<string, any>;
 
 export const platformInput = JSON.stringify({

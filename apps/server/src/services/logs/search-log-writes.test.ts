@@ -5,7 +5,7 @@
  */
 import { expect, it } from "vitest";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { newProject, T0 } from "./search-fixtures.ts";
+import { newProject, T0 } from "../../testing/log-search-fixtures.ts";
 
 type Body = Record<string, unknown>;
 

@@ -10,7 +10,7 @@ import { CompiledQuery, type KyselyPlugin, sql } from "kysely";
 import { beforeAll, expect, it } from "vitest";
 import { createApp } from "../../app.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { insertSpan, insertTrace, newProject, T0 } from "./search-fixtures.ts";
+import { insertSpan, insertTrace, newProject, T0 } from "../../testing/log-search-fixtures.ts";
 
 type Body = Record<string, unknown>;
 
