@@ -57,7 +57,7 @@ export interface Target {
   close(): Promise<void>;
 }
 
-/** A status an operation answered, recorded by the validating middleware (per test file). */
+/** A status an operation answered, recorded by the validating middleware (per test file: useTarget starts it afresh). */
 export const observed = new Map<string, Set<number>>();
 
 export const validatingMiddleware: Middleware = {
@@ -182,6 +182,8 @@ async function openInProcessTarget(): Promise<Target> {
 export function useTarget(): () => Target {
   let target: Target | undefined;
   beforeAll(async () => {
+    // Test files share their modules (vitest.config.ts: isolate false): each file's statuses are its own.
+    observed.clear();
     target = await openTarget();
   });
   afterAll(async () => {

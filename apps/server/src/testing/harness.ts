@@ -1,6 +1,6 @@
 /**
  * Test harness: a real app on a real database. Every behaviour test runs once per adapter — SQLite (a temp
- * file) always, PostgreSQL when PHAROS_TEST_DATABASE_URL is set (each test file in a fresh schema).
+ * file) always, PostgreSQL when PHAROS_TEST_DATABASE_URL is set (each block of a test file in a fresh schema).
  */
 import { randomBytes } from "node:crypto";
 import pino from "pino";
@@ -29,6 +29,13 @@ interface Adapter {
 
 const sqlite: Adapter = { name: "sqlite", open: () => openScratchStore() };
 const postgres = (url: string): Adapter => ({ name: "postgres", open: () => openScratchStore(url) });
+
+/** A fresh store of the adapter with the schema migrated. */
+async function openMigrated(adapter: Adapter): Promise<ScratchStore> {
+  const opened = await adapter.open();
+  await opened.store.migrate();
+  return opened;
+}
 
 export const adapters: Adapter[] = postgresUrl ? [sqlite, postgres(postgresUrl)] : [sqlite];
 
@@ -73,7 +80,6 @@ async function createHarness(
   let clock = 1_732_190_400_000;
   const now = () => ++clock;
   const admin = adminContext(store, now);
-  await store.migrate();
   const secrets = createSecretBox(randomBytes(32));
   const wakeWorkers = () => {
     for (const worker of workers) worker.wake();
@@ -142,18 +148,40 @@ async function createHarness(
 /**
  * `describe` once per adapter with a fresh database and app for the block. `use()` returns the harness
  * inside tests.
+ *
+ * A fresh PostgreSQL schema with its migrations takes longer to make than most blocks take to run, so the first
+ * block to start opens every adapter's store at once: the next block's is ready, or nearly, when it begins. A
+ * store no block took (its block was filtered out) is disposed of when the file ends.
  */
 export function describeEachStore(
   name: string,
   body: (use: () => Harness) => void,
   appOptions: Partial<AppOptions> = {},
 ): void {
+  const opening = new Map<Adapter, Promise<ScratchStore>>();
+  const taken = new Set<Adapter>();
+  const open = (adapter: Adapter) => {
+    let store = opening.get(adapter);
+    if (!store) {
+      store = openMigrated(adapter);
+      // Awaited by its block, or disposed of below; never an unhandled rejection in between.
+      store.catch(() => {});
+      opening.set(adapter, store);
+    }
+    return store;
+  };
+  afterAll(async () => {
+    const untaken = [...opening].filter(([adapter]) => !taken.has(adapter));
+    await Promise.all(untaken.map(async ([, store]) => (await store.catch(() => undefined))?.dispose()));
+  });
   describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))(`${name} [%s]`, (_, adapter) => {
     let harness: Harness | undefined;
     let dispose: (() => Promise<void>) | undefined;
     const workers: EvaluationWorker[] = [];
     beforeAll(async () => {
-      const opened = await adapter.open();
+      for (const other of adapters) open(other);
+      taken.add(adapter);
+      const opened = await open(adapter);
       dispose = opened.dispose;
       harness = await createHarness(opened, appOptions, workers);
     });
