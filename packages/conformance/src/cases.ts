@@ -5,6 +5,8 @@
  */
 import type { PharosClient } from "@pharos/client";
 import { expect, it, type TestContext } from "vitest";
+import { unknownId } from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { bundle, responsesOf, specOperationById } from "./spec.ts";
 import { observed, type Target } from "./target.ts";
 
@@ -20,24 +22,14 @@ export interface Extra {
   headers?: Record<string, string>;
 }
 
-/** Sends one valid request of the operation under test with `client`, merging `extra` into its init. */
-export type Send = (client: PharosClient, extra: Extra) => Promise<Reply>;
+/**
+ * Sends one valid request of the operation under test with `client`, merging `extra` into its init. `id`, when
+ * given, replaces the id of the resource the request names (the matrix's unknown id), `parent` the id of the
+ * resource it lives under (the matrix's other parent).
+ */
+export type Send = (client: PharosClient, extra: Extra, id?: string, parent?: string) => Promise<Reply>;
 
 export const UNKNOWN_KEY = "phk_01JD8Q2A1B2C3D4E5F6G7H8J9K_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
-/** Ids of the right shape that name nothing. */
-export const unknownId = (prefix: string) => `${prefix}_${"0".repeat(26)}`;
-
-export function expectError(reply: Reply, status: number, code: string): void {
-  const body = reply.error as { error?: { code?: string } } | undefined;
-  expect({ status: reply.response.status, code: body?.error?.code }, JSON.stringify(reply.error)).toEqual({
-    status,
-    code,
-  });
-}
-
-export function expectStatus(reply: Reply, status: number): void {
-  expect(reply.response.status, JSON.stringify(reply.error ?? reply.data)).toBe(status);
-}
 
 /** Skips the running test outside in-process mode, saying why; returns the admin powers otherwise. */
 export function inProcessOnly(ctx: TestContext, target: Target, why: string) {
@@ -167,8 +159,10 @@ export interface ErrorMatrix {
   access: Access;
   /** Sends one valid request of the operation, which the target's full key may make. */
   send: Send;
-  /** Sends the request naming a resource that does not exist: 404 RESOURCE_NOT_FOUND. */
-  unknown?: Send;
+  /** The id prefix of the resource the request names: such an id too short is 400, one that names nothing 404. */
+  unknown?: string;
+  /** Another parent of the kind the resource lives under (a prompt, a dataset): the resource named under it is 404. */
+  elsewhere?: { parent: string; create: (client: PharosClient) => Promise<string> };
   /** Whether the request names a resource of the workspace, which a key of another workspace must not find (404). */
   hidden?: boolean;
   /** Whether the request has a JSON body: 400 for malformed JSON or another content type, 413 over 32 MB. */
@@ -192,7 +186,7 @@ const listed = (words: readonly string[]) =>
  * then deletes its target) a key restricted to the resource's project served.
  */
 export function itAnswersTheErrorMatrix(use: () => Target, matrix: ErrorMatrix): void {
-  const { access, send, unknown, hidden = true, body = false, project, unchanged } = matrix;
+  const { access, send, unknown, elsewhere, hidden = true, body = false, project, unchanged } = matrix;
   const refused = REFUSED_ROLES[access];
   const restrictedRefused = access !== "workspace-read";
   const served = SERVED_ROLES[access];
@@ -210,8 +204,17 @@ export function itAnswersTheErrorMatrix(use: () => Target, matrix: ErrorMatrix):
   }
   itServesKeys(use, send, access, served, !restrictedRefused);
   if (unknown) {
+    it("400 VALIDATION_ERROR for an id shorter than 20 characters", async () => {
+      expectError(await send(use().client, {}, `${unknown}_1`), 400, "VALIDATION_ERROR");
+    });
     it("404 RESOURCE_NOT_FOUND for an unknown id", async () => {
-      expectError(await unknown(use().client, {}), 404, "RESOURCE_NOT_FOUND");
+      expectError(await send(use().client, {}, unknownId(unknown)), 404, "RESOURCE_NOT_FOUND");
+    });
+  }
+  if (elsewhere) {
+    it(`404 RESOURCE_NOT_FOUND for it under another ${elsewhere.parent}`, async () => {
+      const { client } = use();
+      expectError(await send(client, {}, undefined, await elsewhere.create(client)), 404, "RESOURCE_NOT_FOUND");
     });
   }
   if (hidden) itHidesOtherWorkspaces(use, send);

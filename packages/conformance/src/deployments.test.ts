@@ -1,19 +1,20 @@
 /** Deployments through the client, every response validated against the spec. */
 import { paginate, unwrap } from "@pharos/client";
-import type { components } from "@pharos/contract";
 import { beforeAll, describe, expect, it } from "vitest";
+import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import {
-  expectError,
-  expectStatus,
-  itAnswersTheErrorMatrix,
-  itProvokedEveryDocumentedStatus,
-  type Send,
+  deploy,
+  fullDraft,
+  newEnvironment,
+  newProject,
+  newPrompt,
+  runTag,
+  type Schemas,
+  text,
   unknownId,
-} from "./cases.ts";
-import { deploy, fullDraft, newEnvironment, newProject, newPrompt, runTag, text } from "./fixtures.ts";
+} from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
-
-type Schemas = components["schemas"];
 
 const use = useTarget();
 const run = runTag();

@@ -5,14 +5,13 @@
  * worker beside its app and points a provider record at the fake provider, a real HTTP server on loopback.
  */
 import { unwrap } from "@pharos/client";
-import type { components } from "@pharos/contract";
 import { type FakeProvider, startFakeProvider } from "@pharos/server/testing";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { expectError, expectStatus, inProcessOnly } from "./cases.ts";
-import { newDataset, newPrompt, newProvider, runTag, text } from "./fixtures.ts";
+import { inProcessOnly } from "./cases.ts";
+import { newDataset, newPrompt, newProvider, runTag, type Schemas, text } from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
-type Schemas = components["schemas"];
 type Run = Schemas["EvaluationRun"];
 
 const use = useTarget();

@@ -4,17 +4,9 @@
  * API decides by itself (acceptance, defaults, lookups, cancellation of a queued run, empty result pages).
  * Runs that execute are in evaluation-execution.test.ts.
  */
-import { paginate, unwrap } from "@pharos/client";
-import type { components } from "@pharos/contract";
+import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  expectError,
-  expectStatus,
-  itAnswersTheErrorMatrix,
-  itProvokedEveryDocumentedStatus,
-  type Send,
-  unknownId,
-} from "./cases.ts";
+import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import {
   deploy,
   fullDraft,
@@ -24,10 +16,12 @@ import {
   newProject,
   newPrompt,
   runTag,
+  type Schemas,
+  unknownId,
 } from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
-type Schemas = components["schemas"];
 type Run = Schemas["EvaluationRun"];
 
 const use = useTarget();
@@ -71,6 +65,11 @@ beforeAll(async () => {
 });
 
 const runPath = (run: Run = queued) => ({ promptId: prompt.id, evaluationId: run.runId });
+/** Another prompt of the project: a run is not found under it. */
+const anotherPrompt = { parent: "prompt", create: async () => (await newPrompt(use().client, projectId)).id };
+/** Reads a run: what a refused change must leave as it was. */
+const readRun = (run: () => Run) => async (client: PharosClient) =>
+  unwrap(await client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path: runPath(run()) } }));
 
 describe("createEvaluation", () => {
   const send: Send = (client, extra) =>
@@ -174,8 +173,8 @@ describe("createEvaluation", () => {
 });
 
 describe("listEvaluations", () => {
-  const send: Send = (client, extra) =>
-    client.GET("/prompts/{promptId}/evaluations", { params: { path: { promptId: prompt.id } }, ...extra });
+  const send: Send = (client, extra, id = prompt.id) =>
+    client.GET("/prompts/{promptId}/evaluations", { params: { path: { promptId: id } }, ...extra });
 
   it("200: the prompt's runs newest first, filtered and paged", async () => {
     const { client } = use();
@@ -229,17 +228,15 @@ describe("listEvaluations", () => {
     expectError(reply, 400, "INVALID_CURSOR");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "read",
-    send,
-    unknown: (client, extra) =>
-      client.GET("/prompts/{promptId}/evaluations", { params: { path: { promptId: unknownId("prompt") } }, ...extra }),
-  });
+  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "prompt" });
 });
 
 describe("getEvaluation", () => {
-  const send: Send = (client, extra) =>
-    client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path: runPath() }, ...extra });
+  const send: Send = (client, extra, id = queued.runId, promptId = prompt.id) =>
+    client.GET("/prompts/{promptId}/evaluations/{evaluationId}", {
+      params: { path: { promptId, evaluationId: id } },
+      ...extra,
+    });
 
   it("200: the run as accepted", async () => {
     const read = await send(use().client, {});
@@ -247,25 +244,7 @@ describe("getEvaluation", () => {
     expect(read.data).toMatchObject({ runId: queued.runId, evaluatorId: evaluator.id, progress: queued.progress });
   });
 
-  it("400 VALIDATION_ERROR for a short run id", async () => {
-    const path = { promptId: prompt.id, evaluationId: "evalrun_1" };
-    const reply = await use().client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path } });
-    expectError(reply, 400, "VALIDATION_ERROR");
-  });
-
-  it("404 RESOURCE_NOT_FOUND for an unknown run and for a run of another prompt", async () => {
-    const { client } = use();
-    const other = await newPrompt(client, projectId, { title: "Not the run's", draft: fullDraft });
-    for (const path of [
-      { promptId: prompt.id, evaluationId: unknownId("evalrun") },
-      { promptId: other.id, evaluationId: queued.runId },
-    ]) {
-      const reply = await client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path } });
-      expectError(reply, 404, "RESOURCE_NOT_FOUND");
-    }
-  });
-
-  itAnswersTheErrorMatrix(use, { access: "read", send });
+  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "evalrun", elsewhere: anotherPrompt });
 });
 
 describe("cancelEvaluation", () => {
@@ -274,9 +253,9 @@ describe("cancelEvaluation", () => {
   beforeAll(async () => {
     victim = await start(prompt.id);
   });
-  const send: Send = (client, extra) =>
+  const send: Send = (client, extra, id = victim.runId, promptId = prompt.id) =>
     client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", {
-      params: { path: runPath(victim) },
+      params: { path: { promptId, evaluationId: id } },
       ...extra,
     });
   const cancel = (path: { promptId: string; evaluationId: string }) =>
@@ -291,32 +270,22 @@ describe("cancelEvaluation", () => {
     expectError(await cancel(runPath(run)), 409, "CONFLICT");
   });
 
-  it("400 VALIDATION_ERROR for a short run id", async () => {
-    expectError(await cancel({ promptId: prompt.id, evaluationId: "evalrun_1" }), 400, "VALIDATION_ERROR");
-  });
-
-  it("404 RESOURCE_NOT_FOUND for a run of another prompt", async () => {
-    const other = await newPrompt(use().client, projectId, { title: "Not the cancelled run's", draft: fullDraft });
-    expectError(await cancel({ promptId: other.id, evaluationId: victim.runId }), 404, "RESOURCE_NOT_FOUND");
-  });
-
   itAnswersTheErrorMatrix(use, {
     access: "write",
     send,
-    unknown: (client, extra) =>
-      client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", {
-        params: { path: { promptId: prompt.id, evaluationId: unknownId("evalrun") } },
-        ...extra,
-      }),
-    unchanged: async (client) =>
-      unwrap(await client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path: runPath(victim) } })),
+    unknown: "evalrun",
+    elsewhere: anotherPrompt,
+    unchanged: readRun(() => victim),
     project: () => projectId,
   });
 });
 
 describe("listEvaluationResults", () => {
-  const send: Send = (client, extra) =>
-    client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", { params: { path: runPath() }, ...extra });
+  const send: Send = (client, extra, id = queued.runId, promptId = prompt.id) =>
+    client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
+      params: { path: { promptId, evaluationId: id } },
+      ...extra,
+    });
 
   it("200: a run nobody has executed has no results yet, in every sort and with the row expanded", async () => {
     const { client } = use();
@@ -348,23 +317,7 @@ describe("listEvaluationResults", () => {
     }
   });
 
-  it("404 RESOURCE_NOT_FOUND for the run of another prompt", async () => {
-    const other = await newPrompt(use().client, projectId, { title: "Not the results' run's", draft: fullDraft });
-    const reply = await use().client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
-      params: { path: { promptId: other.id, evaluationId: queued.runId } },
-    });
-    expectError(reply, 404, "RESOURCE_NOT_FOUND");
-  });
-
-  itAnswersTheErrorMatrix(use, {
-    access: "read",
-    send,
-    unknown: (client, extra) =>
-      client.GET("/prompts/{promptId}/evaluations/{evaluationId}/results", {
-        params: { path: { promptId: prompt.id, evaluationId: unknownId("evalrun") } },
-        ...extra,
-      }),
-  });
+  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "evalrun", elsewhere: anotherPrompt });
 });
 
 itProvokedEveryDocumentedStatus(use, [

@@ -2,7 +2,10 @@
 import { type PharosClient, unwrap } from "@pharos/client";
 import type { components } from "@pharos/contract";
 
-type Schemas = components["schemas"];
+export type Schemas = components["schemas"];
+
+/** Ids of the right shape that name nothing. */
+export const unknownId = (prefix: string) => `${prefix}_${"0".repeat(26)}`;
 
 /** A short random tag, so names are unique per run even against a long-lived server. */
 export const runTag = () => Math.random().toString(36).slice(2, 8);

@@ -1,19 +1,11 @@
 /** Log search (POST /logs/traces, POST /logs/spans) through the client, every response validated against the spec. */
 import { paginate, unwrap } from "@pharos/client";
-import type { components } from "@pharos/contract";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  expectError,
-  expectStatus,
-  itAnswersTheErrorMatrix,
-  itProvokedEveryDocumentedStatus,
-  type Send,
-  unknownId,
-} from "./cases.ts";
-import { newProject, newPrompt, runTag } from "./fixtures.ts";
+import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { newProject, newPrompt, runTag, type Schemas, unknownId } from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
-type Schemas = components["schemas"];
 type LogFilter = Schemas["LogFilter"];
 
 const use = useTarget();
@@ -81,7 +73,8 @@ beforeAll(async () => {
 });
 
 describe("searchLogTraces", () => {
-  const send: Send = (client, extra) => client.POST("/logs/traces", { body: { projectId }, ...extra });
+  const send: Send = (client, extra, id = projectId) =>
+    client.POST("/logs/traces", { body: { projectId: id }, ...extra });
 
   it("200: returns the project's traces newest first, with their aggregates, attributes and tags", async () => {
     const reply = await use().client.POST("/logs/traces", { body: { projectId } });
@@ -202,13 +195,7 @@ describe("searchLogTraces", () => {
     expectError(other, 400, "INVALID_CURSOR");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "read",
-    send,
-    unknown: (client, extra) => client.POST("/logs/traces", { body: { projectId: unknownId("project") }, ...extra }),
-    body: true,
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "project", body: true, project: () => projectId });
 });
 
 describe("searchLogSpans", () => {

@@ -3,20 +3,11 @@
  * validated against the spec; every documented error provoked.
  */
 import { unwrap } from "@pharos/client";
-import type { components } from "@pharos/contract";
 import { beforeAll, describe, expect, it } from "vitest";
-import {
-  expectError,
-  expectStatus,
-  itAnswersTheErrorMatrix,
-  itProvokedEveryDocumentedStatus,
-  type Send,
-  unknownId,
-} from "./cases.ts";
-import { deploy, newEnvironment, newProject, newPrompt, runTag } from "./fixtures.ts";
+import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { deploy, newEnvironment, newProject, newPrompt, runTag, type Schemas, unknownId } from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
-
-type Schemas = components["schemas"];
 
 const use = useTarget();
 const run = runTag();

@@ -1,21 +1,11 @@
 /** Models through the client, every response validated against the spec. */
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { components } from "@pharos/contract";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  expectError,
-  expectStatus,
-  inProcessOnly,
-  itAnswersTheErrorMatrix,
-  itProvokedEveryDocumentedStatus,
-  type Send,
-  unknownId,
-} from "./cases.ts";
-import { newProvider, runTag } from "./fixtures.ts";
+import { inProcessOnly, itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { newProvider, runTag, type Schemas, unknownId } from "./fixtures.ts";
+import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
-
-type Schemas = components["schemas"];
 
 const use = useTarget();
 const run = runTag();
