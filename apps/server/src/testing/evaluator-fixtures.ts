@@ -18,3 +18,17 @@ export async function createEvaluator(h: Harness, promptId: string, body: Record
     body: { projectId: h.projectId, title: "E", ...body },
   });
 }
+
+/** A config judged by `model` of the provider record `providerId`. */
+export const judged = (providerId: string) => ({ ...RUBRIC, judgeModel: { providerId, model: "gpt-4o-mini" } });
+
+/** A prompt and a dataset, a provider record of the workspace and one of another workspace, for judge models. */
+export async function judgeFixture(h: Harness) {
+  const record = await h.request("POST", "/providers", { body: { provider: "openai", displayName: "Judge" } });
+  const foreign = await h.request("POST", "/providers", {
+    body: { provider: "openai", displayName: "Judge" },
+    key: (await h.otherWorkspace()).key,
+  });
+  expect([record.status, foreign.status]).toEqual([201, 201]);
+  return { ...(await fixture(h)), record: record.body.id as string, foreign: foreign.body.id as string };
+}

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { createEvaluator, fixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
+import { createEvaluator, fixture, judged, judgeFixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { expectError } from "../../testing/shared-cases.ts";
 
@@ -85,17 +85,11 @@ describeEachStore("createEvaluator", (use) => {
 
   it("checks a judge model's providerId: a record of the workspace (201), else 404", async () => {
     const h = use();
-    const { promptId, datasetId } = await fixture(h);
-    const record = await h.request("POST", "/providers", { body: { provider: "openai", displayName: "Judge" } });
-    const foreign = await h.request("POST", "/providers", {
-      body: { provider: "openai", displayName: "Judge" },
-      key: (await h.otherWorkspace()).key,
-    });
-    const judged = (providerId: string) => ({ ...RUBRIC, judgeModel: { providerId, model: "gpt-4o-mini" } });
-    const created = await createEvaluator(h, promptId, { datasetId, config: judged(record.body.id) });
+    const { promptId, datasetId, record, foreign } = await judgeFixture(h);
+    const created = await createEvaluator(h, promptId, { datasetId, config: judged(record) });
     expect(created.status).toBe(201);
-    expect(created.body.config.judgeModel).toEqual({ providerId: record.body.id, model: "gpt-4o-mini" });
-    for (const providerId of [`provider_${"0".repeat(26)}`, foreign.body.id]) {
+    expect(created.body.config.judgeModel).toEqual({ providerId: record, model: "gpt-4o-mini" });
+    for (const providerId of [`provider_${"0".repeat(26)}`, foreign]) {
       await expectError(
         await createEvaluator(h, promptId, { datasetId, config: judged(providerId) }),
         404,

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { createEvaluator, fixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
+import { createEvaluator, fixture, judged, judgeFixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { expectError } from "../../testing/shared-cases.ts";
 
@@ -31,16 +31,10 @@ describeEachStore("updateEvaluator", (use) => {
 
   it("checks a judge model's providerId: a record of the workspace (200), else 404 and nothing changes", async () => {
     const h = use();
-    const { promptId, datasetId } = await fixture(h);
-    const record = await h.request("POST", "/providers", { body: { provider: "openai", displayName: "Judge" } });
-    const foreign = await h.request("POST", "/providers", {
-      body: { provider: "openai", displayName: "Judge" },
-      key: (await h.otherWorkspace()).key,
-    });
-    const judged = (providerId: string) => ({ ...RUBRIC, judgeModel: { providerId, model: "gpt-4o-mini" } });
-    const created = await createEvaluator(h, promptId, { datasetId, config: judged(record.body.id) });
+    const { promptId, datasetId, record, foreign } = await judgeFixture(h);
+    const created = await createEvaluator(h, promptId, { datasetId, config: judged(record) });
     const path = `/prompts/${promptId}/evaluators/${created.body.id}`;
-    for (const providerId of [`provider_${"0".repeat(26)}`, foreign.body.id]) {
+    for (const providerId of [`provider_${"0".repeat(26)}`, foreign]) {
       await expectError(
         await h.request("PATCH", path, { body: { config: judged(providerId) } }),
         404,
