@@ -300,3 +300,12 @@ async function expectServed(t: Target, send: Send, access: Access, key: string):
   expectStatus(reply, expected.response.status);
   expect(reply.data).toEqual(expected.data);
 }
+
+/**
+ * itAnswersTheErrorMatrix for the operations of one file whose resources live in the file's project: each call
+ * checks that keys restricted to that project are served, unless it says `project: false`.
+ */
+export function errorMatrixOf(use: () => Target, project: () => string) {
+  return (matrix: Omit<ErrorMatrix, "project"> & { project?: false }) =>
+    itAnswersTheErrorMatrix(use, { ...matrix, project: matrix.project === false ? undefined : project });
+}

@@ -1,7 +1,7 @@
 /** Datasets, their columns and rows through the client, every response validated against the spec. */
 import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import { newDataset, newEvaluator, newProject, newPrompt, runTag, type Schemas, unknownId } from "./fixtures.ts";
 import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
@@ -9,6 +9,7 @@ import { useTarget } from "./target.ts";
 type Dataset = Schemas["Dataset"];
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const run = runTag();
 
 let projectId: string;
@@ -85,7 +86,7 @@ describe("listDatasets", () => {
     expectError(await client.GET("/datasets", { params: { query: { projectId, limit: 0 } } }), 400, "VALIDATION_ERROR");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "project", project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "project" });
 });
 
 describe("createDataset", () => {
@@ -150,13 +151,7 @@ describe("createDataset", () => {
     expectError(await create({ columns }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    body: true,
-    unchanged: readDatasets,
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true, unchanged: readDatasets });
 });
 
 describe("getDataset", () => {
@@ -169,7 +164,7 @@ describe("getDataset", () => {
     expect(read.data).toMatchObject({ id: dataset.id, rowCount: 2, columns: dataset.columns });
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "dataset", project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "dataset" });
 });
 
 describe("updateDataset", () => {
@@ -203,14 +198,8 @@ describe("updateDataset", () => {
     expect(await snapshot(() => dataset.id)(use().client)).toEqual(before);
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "dataset",
-    body: true,
-    unchanged: snapshot(() => dataset.id),
-    project: () => projectId,
-  });
+  const unchanged = snapshot(() => dataset.id);
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "dataset", body: true, unchanged });
 });
 
 describe("deleteDataset", () => {
@@ -243,13 +232,7 @@ describe("deleteDataset", () => {
     expectStatus(await remove(kept.id), 204);
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "dataset",
-    unchanged: snapshot(() => victim.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "dataset", unchanged: snapshot(() => victim.id) });
 });
 
 describe("createDatasetColumns", () => {
@@ -326,7 +309,7 @@ describe("createDatasetColumns", () => {
     expectError(await add([{ name: "question", type: "static" }]), 409, "CONFLICT");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, unchanged: snapshot(() => dataset.id) });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true, unchanged: snapshot(() => dataset.id), project: false });
 });
 
 describe("updateDatasetColumn", () => {
@@ -384,13 +367,7 @@ describe("updateDatasetColumn", () => {
     expectError(await update(path("question"), { name: "answer" }), 409, "CONFLICT");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    body: true,
-    unchanged: snapshot(() => target.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true, unchanged: snapshot(() => target.id) });
 });
 
 describe("deleteDatasetColumn", () => {
@@ -436,12 +413,7 @@ describe("deleteDatasetColumn", () => {
     expectError(await remove(elsewhere), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unchanged: snapshot(() => target.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, unchanged: snapshot(() => target.id) });
 });
 
 describe("listDatasetRows", () => {
@@ -485,7 +457,7 @@ describe("listDatasetRows", () => {
     }
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "dataset", project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "dataset" });
 });
 
 describe("createDatasetRows", () => {
@@ -542,14 +514,8 @@ describe("createDatasetRows", () => {
     expect(read.rowCount).toBe(3);
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "dataset",
-    body: true,
-    unchanged: snapshot(() => target.id),
-    project: () => projectId,
-  });
+  const unchanged = snapshot(() => target.id);
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "dataset", body: true, unchanged });
 });
 
 describe("updateDatasetRow", () => {
@@ -600,13 +566,7 @@ describe("updateDatasetRow", () => {
     );
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    body: true,
-    unchanged: snapshot(() => dataset.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true, unchanged: snapshot(() => dataset.id) });
 });
 
 describe("deleteDatasetRow", () => {
@@ -647,12 +607,7 @@ describe("deleteDatasetRow", () => {
     expectError(await remove({ datasetId: target.id, rowId: rows[0]?.id as string }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unchanged: snapshot(() => target.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, unchanged: snapshot(() => target.id) });
 });
 
 itProvokedEveryDocumentedStatus(use, [

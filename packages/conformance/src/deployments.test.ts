@@ -1,7 +1,7 @@
 /** Deployments through the client, every response validated against the spec. */
 import { paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import {
   deploy,
   fullDraft,
@@ -17,6 +17,7 @@ import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const run = runTag();
 
 let projectId: string;
@@ -105,7 +106,7 @@ describe("createDeployment", () => {
     expectError(await create(prompt.id, foreignEnvironment.id), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true });
 });
 
 describe("getDeployment", () => {
@@ -162,7 +163,7 @@ describe("getDeployment", () => {
     for (const query of cases) expectError(await get(query), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "deployment-read", send, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "deployment-read", send });
 });
 
 describe("listDeployments", () => {
@@ -227,7 +228,7 @@ describe("listDeployments", () => {
     }
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send });
+  itAnswersTheErrorMatrix({ access: "read", send });
 });
 
 itProvokedEveryDocumentedStatus(use, ["getDeployment", "listDeployments", "createDeployment"]);

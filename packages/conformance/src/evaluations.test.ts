@@ -6,7 +6,7 @@
  */
 import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import {
   deploy,
   fullDraft,
@@ -25,6 +25,7 @@ import { useTarget } from "./target.ts";
 type Run = Schemas["EvaluationRun"];
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const tag = runTag();
 
 let projectId: string;
@@ -169,7 +170,7 @@ describe("createEvaluation", () => {
     expectError(await create(prompt.id, { evaluatorId: archived.id }), 409, "CONFLICT");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true });
 });
 
 describe("listEvaluations", () => {
@@ -228,7 +229,7 @@ describe("listEvaluations", () => {
     expectError(reply, 400, "INVALID_CURSOR");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "prompt" });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "prompt" });
 });
 
 describe("getEvaluation", () => {
@@ -244,7 +245,7 @@ describe("getEvaluation", () => {
     expect(read.data).toMatchObject({ runId: queued.runId, evaluatorId: evaluator.id, progress: queued.progress });
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "evalrun", elsewhere: anotherPrompt });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "evalrun", elsewhere: anotherPrompt });
 });
 
 describe("cancelEvaluation", () => {
@@ -270,14 +271,8 @@ describe("cancelEvaluation", () => {
     expectError(await cancel(runPath(run)), 409, "CONFLICT");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "evalrun",
-    elsewhere: anotherPrompt,
-    unchanged: readRun(() => victim),
-    project: () => projectId,
-  });
+  const unchanged = readRun(() => victim);
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "evalrun", elsewhere: anotherPrompt, unchanged });
 });
 
 describe("listEvaluationResults", () => {
@@ -317,7 +312,7 @@ describe("listEvaluationResults", () => {
     }
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "evalrun", elsewhere: anotherPrompt });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "evalrun", elsewhere: anotherPrompt });
 });
 
 itProvokedEveryDocumentedStatus(use, [

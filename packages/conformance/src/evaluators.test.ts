@@ -1,7 +1,7 @@
 /** Evaluators through the client, every response validated against the spec. */
 import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import {
   fullDraft,
   judgeConfig,
@@ -17,6 +17,7 @@ import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const run = runTag();
 
 let projectId: string;
@@ -40,6 +41,8 @@ beforeAll(async () => {
 });
 
 const evaluatorPath = () => ({ promptId: prompt.id, evaluatorId: evaluator.id });
+/** Another prompt of the project: an evaluator is not found under it. */
+const anotherPrompt = { parent: "prompt", create: async () => (await newPrompt(use().client, projectId)).id };
 /** Reads an evaluator of `prompt`: what a refused change must leave as it was. */
 const readEvaluator = (id: () => string) => async (client: PharosClient) =>
   unwrap(
@@ -93,7 +96,7 @@ describe("listEvaluators", () => {
     }
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "prompt" });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "prompt" });
 });
 
 describe("createEvaluator", () => {
@@ -154,7 +157,7 @@ describe("createEvaluator", () => {
     expectError(reply, 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true });
 });
 
 describe("getEvaluator", () => {
@@ -170,12 +173,7 @@ describe("getEvaluator", () => {
     expect(read.data).toEqual(evaluator);
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "read",
-    send,
-    unknown: "evaluator",
-    elsewhere: { parent: "prompt", create: async (client) => (await newPrompt(client, projectId)).id },
-  });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "evaluator", elsewhere: anotherPrompt });
 });
 
 describe("updateEvaluator", () => {
@@ -218,7 +216,7 @@ describe("updateEvaluator", () => {
     expectError(await update({ datasetId: unknownId("dataset") }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "write", send, body: true, unchanged: readEvaluator(() => evaluator.id) });
+  itAnswersTheErrorMatrix({ access: "write", send, body: true, unchanged: readEvaluator(() => evaluator.id) });
 });
 
 describe("deleteEvaluator", () => {
@@ -266,13 +264,7 @@ describe("deleteEvaluator", () => {
     expectStatus(await removeBusy(), 204);
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "evaluator",
-    unchanged: readEvaluator(() => victim.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "evaluator", unchanged: readEvaluator(() => victim.id) });
 });
 
 itProvokedEveryDocumentedStatus(use, [

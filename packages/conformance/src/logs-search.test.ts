@@ -1,7 +1,7 @@
 /** Log search (POST /logs/traces, POST /logs/spans) through the client, every response validated against the spec. */
 import { paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import { newProject, newPrompt, runTag, type Schemas, unknownId } from "./fixtures.ts";
 import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
@@ -9,6 +9,7 @@ import { useTarget } from "./target.ts";
 type LogFilter = Schemas["LogFilter"];
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const run = runTag();
 
 /** An hour ago, so every time the scenarios write is in the past, whatever the server's clock checks. */
@@ -195,7 +196,7 @@ describe("searchLogTraces", () => {
     expectError(other, 400, "INVALID_CURSOR");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "project", body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "project", body: true });
 });
 
 describe("searchLogSpans", () => {
@@ -335,7 +336,7 @@ describe("searchLogSpans", () => {
     );
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "read", send, body: true });
 });
 
 itProvokedEveryDocumentedStatus(use, ["searchLogTraces", "searchLogSpans"]);

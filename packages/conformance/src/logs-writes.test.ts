@@ -4,12 +4,13 @@
  */
 import { unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import { deploy, newEnvironment, newProject, newPrompt, runTag, type Schemas, unknownId } from "./fixtures.ts";
 import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const run = runTag();
 
 /** An hour ago: every time the scenarios write is in the past. */
@@ -226,7 +227,7 @@ describe("createLogTrace", () => {
     }
   });
 
-  itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "ingest", send, body: true });
 });
 
 describe("updateLogTrace", () => {
@@ -331,7 +332,7 @@ describe("updateLogTrace", () => {
     );
   });
 
-  itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "ingest", send, body: true });
 });
 
 describe("createLogSpan", () => {
@@ -394,7 +395,7 @@ describe("createLogSpan", () => {
     expectError(await use().client.POST("/logs/span", { body }), 413, "PAYLOAD_TOO_LARGE");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "ingest", send, body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "ingest", send, body: true });
 });
 
 itProvokedEveryDocumentedStatus(use, ["createLogTrace", "updateLogTrace", "createLogSpan"]);

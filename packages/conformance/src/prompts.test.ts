@@ -2,7 +2,7 @@
 import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import type { components } from "@pharos/contract";
 import { beforeAll, describe, expect, it } from "vitest";
-import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
 import { fullDraft, newDataset, newProject, newPrompt, newProvider, runTag, text, unknownId } from "./fixtures.ts";
 import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
@@ -10,6 +10,7 @@ import { useTarget } from "./target.ts";
 type Prompt = components["schemas"]["Prompt"];
 
 const use = useTarget();
+const itAnswersTheErrorMatrix = errorMatrixOf(use, () => projectId);
 const run = runTag();
 
 /** Reads a prompt: what a refused change must leave as it was. */
@@ -59,7 +60,7 @@ describe("listPrompts", () => {
     );
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "project" });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "project" });
 });
 
 describe("createPrompt", () => {
@@ -169,7 +170,7 @@ describe("createPrompt", () => {
     expectError(mismatch, 400, "VALIDATION_ERROR");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "write", send, unknown: "project", body: true, project: () => projectId });
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "project", body: true });
 });
 
 describe("getPrompt", () => {
@@ -212,7 +213,7 @@ describe("getPrompt", () => {
     expectError(short, 400, "VALIDATION_ERROR");
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "prompt" });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "prompt" });
 });
 
 describe("updatePrompt", () => {
@@ -258,13 +259,8 @@ describe("updatePrompt", () => {
     expectError(provider, 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "prompt",
-    body: true,
-    unchanged: readPrompt(() => target.id),
-  });
+  const unchanged = readPrompt(() => target.id);
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "prompt", body: true, unchanged });
 });
 
 describe("deletePrompt", () => {
@@ -304,13 +300,7 @@ describe("deletePrompt", () => {
     expectStatus(await remove(referenced.id), 204);
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "write",
-    send,
-    unknown: "prompt",
-    unchanged: readPrompt(() => victim.id),
-    project: () => projectId,
-  });
+  itAnswersTheErrorMatrix({ access: "write", send, unknown: "prompt", unchanged: readPrompt(() => victim.id) });
 });
 
 describe("getPromptDraft", () => {
@@ -323,7 +313,7 @@ describe("getPromptDraft", () => {
     expect(read.data).toEqual(prompt.draft);
   });
 
-  itAnswersTheErrorMatrix(use, { access: "read", send, unknown: "prompt" });
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "prompt" });
 });
 
 itProvokedEveryDocumentedStatus(use, [

@@ -261,13 +261,8 @@ describe("updateProvider", () => {
     expectError(await update({ displayName: provider.displayName.toLowerCase() }), 409, "CONFLICT");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "workspace-write",
-    send,
-    unknown: "provider",
-    body: true,
-    unchanged: readProvider(() => target.id),
-  });
+  const unchanged = readProvider(() => target.id);
+  itAnswersTheErrorMatrix(use, { access: "workspace-write", send, unknown: "provider", body: true, unchanged });
 });
 
 describe("deleteProvider", () => {
@@ -292,12 +287,8 @@ describe("deleteProvider", () => {
     expectError(await remove(doomed.id), 404, "RESOURCE_NOT_FOUND");
   });
 
-  itAnswersTheErrorMatrix(use, {
-    access: "workspace-write",
-    send,
-    unknown: "provider",
-    unchanged: readProvider(() => victim.id),
-  });
+  const unchanged = readProvider(() => victim.id);
+  itAnswersTheErrorMatrix(use, { access: "workspace-write", send, unknown: "provider", unchanged });
 });
 
 itProvokedEveryDocumentedStatus(use, [
