@@ -5,8 +5,8 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { expect, it } from "vitest";
 import { adminContext, createApiKey } from "../services/admin/workspaces.ts";
+import { expectError } from "../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../testing/harness.ts";
-import { expectError } from "../testing/shared-cases.ts";
 
 const keyExpiringAt = async (h: Harness, expiresAt: number | null) =>
   (await createApiKey(adminContext(h.store, h.now), {

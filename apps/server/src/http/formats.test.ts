@@ -4,8 +4,8 @@
  * the response schema.
  */
 import { expect, it } from "vitest";
+import { expectError } from "../testing/expect-error.ts";
 import { describeEachStore } from "../testing/harness.ts";
-import { expectError } from "../testing/shared-cases.ts";
 
 describeEachStore("format uri", (use) => {
   it("refuses a provider baseUrl and an image icon that are no URI, and stores nothing", async () => {

@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
+import { expectError } from "../testing/expect-error.ts";
 import { describeEachStore } from "../testing/harness.ts";
-import { expectError } from "../testing/shared-cases.ts";
 import { RateLimiter } from "./rate-limit.ts";
 
 it("refills a bucket continuously and says how long to wait", () => {

@@ -4,8 +4,8 @@
  * nothing of the request is stored.
  */
 import { expect, it } from "vitest";
+import { expectError } from "../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../testing/harness.ts";
-import { expectError } from "../testing/shared-cases.ts";
 import { MAX_NESTING } from "./request-screen.ts";
 
 const T0 = 1_732_190_400_000;

@@ -8,9 +8,9 @@
  */
 import { openapiDocument, schemas } from "@pharos/contract";
 import { describe, expect, it } from "vitest";
-import { missingId, modelSpan, patchTrace, postTrace, traceBody } from "../routes/logs/write-fixtures.ts";
+import { expectError } from "../testing/expect-error.ts";
 import { describeEachStore, type Harness, type Reply } from "../testing/harness.ts";
-import { expectError } from "../testing/shared-cases.ts";
+import { missingId, modelSpan, patchTrace, postTrace, traceBody } from "../testing/log-write-fixtures.ts";
 
 type Node = Record<string, unknown>;
 type Detail = { field: string; issue: string };

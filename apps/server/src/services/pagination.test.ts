@@ -3,8 +3,8 @@
  * workspace, even with the same query, it is 400 INVALID_CURSOR (the spec's "foreign cursor").
  */
 import { expect, it } from "vitest";
+import { expectError } from "../testing/expect-error.ts";
 import { describeEachStore } from "../testing/harness.ts";
-import { expectError } from "../testing/shared-cases.ts";
 
 describeEachStore("cursors", (use) => {
   it("are refused with another workspace's key, for the same query, and accepted with their own", async () => {

@@ -7,8 +7,8 @@ import {
   listRows,
   otherProject,
 } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createDatasetColumns", (use) => {
   it("appends columns (201) in request order; existing rows read null in them; updatedAt moves", async () => {

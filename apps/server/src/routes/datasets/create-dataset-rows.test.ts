@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { addRows, createQaDataset, createThreeColumns, listRows, rowCount } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createDatasetRows", (use) => {
   it("adds rows (201) keyed by column name, answering cells keyed by column id with every column present", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createDataset, insertPrompt, otherProject } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createDataset", (use) => {
   it('creates a dataset (201) with the defaults: description "", icon 📊, rowCount 0, no columns', async () => {

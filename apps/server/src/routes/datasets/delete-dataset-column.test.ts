@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { addRows, createQaDataset, listRows } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("deleteDatasetColumn", (use) => {
   it("deletes a column (204) and its cell in every row; rows and rowCount stay", async () => {

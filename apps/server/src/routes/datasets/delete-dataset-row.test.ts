@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { addRows, createQaDataset, listRows, rowCount } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("deleteDatasetRow", (use) => {
   it("deletes a row (204); rowCount drops by one; a second delete is 404", async () => {

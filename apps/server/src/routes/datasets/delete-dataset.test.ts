@@ -10,8 +10,8 @@ import {
   startRun,
   UNFINISHED,
 } from "../../testing/evaluation-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("deleteDataset", (use) => {
   it("deletes a dataset with its columns and rows (204)", async () => {

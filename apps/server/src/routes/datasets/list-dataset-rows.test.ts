@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { addRows, createQaDataset, createThreeColumns } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listDatasetRows", (use) => {
   it("pages rows in the order they were added (createdAt:asc), newest first by default", async () => {

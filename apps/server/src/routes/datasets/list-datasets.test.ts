@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createDataset, otherProject } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listDatasets", (use) => {
   it("lists the project's datasets without columns, newest first, with cursors, sort and created range", async () => {

@@ -7,8 +7,8 @@ import {
   listRows,
   otherProject,
 } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("updateDatasetColumn", (use) => {
   it("renames a column (200), keeping its cells; updatedAt of column and dataset move", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { addRows, createQaDataset, createThreeColumns, listRows } from "../../testing/dataset-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("updateDatasetRow", (use) => {
   it("merges values (200): a value replaces its cell, null clears it, other cells keep theirs", async () => {

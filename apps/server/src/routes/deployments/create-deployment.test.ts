@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
 import { createEnvironment, deploy, keyId, MISSING_ENV } from "../../testing/deployment-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createPrompt, MISSING_PROMPT, newProject, text } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createDeployment", (use) => {
   it("deploys, reads by id and by latest, redeploys an edited draft; the old deployment stays readable", async () => {

@@ -15,9 +15,9 @@ import {
   MISSING_DEPLOYMENT,
   MISSING_ENV,
 } from "../../testing/deployment-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { createPrompt, MISSING_PROMPT, newProject } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 /** A deployed prompt and its two reads: by id and latest in its environment. */
 async function deployedPrompt(h: Harness) {

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
 import { createEnvironment, deploy, deployed, MISSING_ENV } from "../../testing/deployment-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createPrompt, newProject } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listDeployments", (use) => {
   it("lists the prompt's deployments newest first, paginated, optionally of one environment", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { ok, type Setup, setRun, setup, startRun } from "../../testing/evaluation-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 /** Puts one item of the run in the hands of a (simulated) worker whose lease ends at `leaseExpiresAt`. */
 async function claimItem(h: Harness, runId: string, rowId: string, leaseExpiresAt: number) {

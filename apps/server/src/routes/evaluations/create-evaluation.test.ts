@@ -10,8 +10,8 @@ import {
   setup,
   startRun,
 } from "../../testing/evaluation-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 const unknown = (prefix: string) => `${prefix}_${"0".repeat(26)}`;
 

@@ -5,8 +5,8 @@
 import { expect, it } from "vitest";
 import type { Database } from "../../store/schema.ts";
 import { insertResult, ok, type Setup, setRun, setup, startRun } from "../../testing/evaluation-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 const _unknown = (prefix: string) => `${prefix}_${"0".repeat(26)}`;
 

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { newDataset, newEvaluator, setRun, setup, startRun } from "../../testing/evaluation-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 const runIds = (reply: { body: { evaluations: { runId: string }[] } }) =>
   reply.body.evaluations.map((run) => run.runId);

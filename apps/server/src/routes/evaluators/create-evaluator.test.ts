@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createEvaluator, fixture, judged, judgeFixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createEvaluator", (use) => {
   it("creates an evaluator (201, active, normalized config) and reads it back", async () => {

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
 import { insertResult, ok, setRun, setup, startRun, UNFINISHED } from "../../testing/evaluation-fixtures.ts";
 import { createEvaluator, fixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("deleteEvaluator", (use) => {
   it("deletes an evaluator (204); it is then gone (404)", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createEvaluator, fixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listEvaluators", (use) => {
   it("lists evaluators without config, filters by status, and pages", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
 import { createEvaluator, fixture, judged, judgeFixture, RUBRIC } from "../../testing/evaluator-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("updateEvaluator", (use) => {
   it("updates title, dataset, config and status (200); 404 for an unknown dataset", async () => {

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import {
   attributeIndex,
@@ -19,7 +20,6 @@ import {
   traceBody,
   uniqueRef,
 } from "../../testing/log-write-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 const MB = 1_048_576;
 

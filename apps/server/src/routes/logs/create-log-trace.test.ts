@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import {
   attributeIndex,
@@ -21,7 +22,6 @@ import {
   traceBody,
   uniqueRef,
 } from "../../testing/log-write-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 const BUILT_IN_STEP_TYPES = ["Function", "Tool", "Guardrail", "Retrieval", "Embeddings", "Other"];
 const MB = 1_048_576;

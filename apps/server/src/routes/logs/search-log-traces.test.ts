@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { insertSpan, insertTrace, newProject, T0 } from "../../testing/log-search-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 type Body = Record<string, unknown>;
 

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import {
   attributeIndex,
@@ -14,7 +15,6 @@ import {
   traceBody,
   uniqueRef,
 } from "../../testing/log-write-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 /** A pending trace with a referenceId, two attributes and two tags. */
 async function pendingTrace(h: Harness, projectId = h.projectId) {

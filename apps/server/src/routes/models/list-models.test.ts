@@ -169,4 +169,34 @@ describeEachStore("listModels", (use) => {
       expect(reply.body).toEqual({ models: [] });
     }
   });
+
+  it("answers 200 without the models of a record whose stored credentials cannot be sent or opened", async () => {
+    const h = use();
+    const { key } = await h.otherWorkspace();
+    const server = await startModelServer();
+    servers.push(server);
+    const unsendable = await createProvider(h, key, { provider: "openai-compatible", baseUrl: server.baseUrl });
+    const unopenable = await createProvider(h, key, { provider: "openai-compatible", baseUrl: server.baseUrl });
+    const openai = await createProvider(h, key, { provider: "openai" });
+    // As versions that did not check credentials stored them, and as a record sealed with another key reads.
+    await h.store.db
+      .updateTable("providers")
+      .set({ credentials: h.secrets.seal(JSON.stringify({ apiKey: "line\nbreak", headers: { "X-Team": "€" } })) })
+      .where("id", "=", unsendable.id)
+      .execute();
+    await h.store.db
+      .updateTable("providers")
+      .set({ credentials: "not sealed with this server's key" })
+      .where("id", "=", unopenable.id)
+      .execute();
+
+    const all = await h.request("GET", "/models", { key });
+    expect(all.status).toBe(200);
+    expect(all.body.models.every((m: { providerId: string }) => m.providerId === openai.id)).toBe(true);
+    for (const id of [unsendable.id, unopenable.id]) {
+      const one = await h.request("GET", `/providers/${id}?includeModels=true`, { key });
+      expect(one.status).toBe(200);
+      expect(one.body.availableModels).toEqual([]);
+    }
+  });
 });

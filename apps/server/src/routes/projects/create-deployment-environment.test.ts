@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createDeploymentEnvironment", (use) => {
   it("creates an environment (201) and refuses a duplicate name case-insensitively (409)", async () => {

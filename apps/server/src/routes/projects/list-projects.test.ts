@@ -1,6 +1,6 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listProjects", (use) => {
   it("lists projects newest first with cursor pagination, and honours sort and createdAfter", async () => {

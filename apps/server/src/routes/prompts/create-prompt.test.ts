@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import {
   createPrompt,
@@ -9,7 +10,6 @@ import {
   richDraft,
   tool,
 } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createPrompt", (use) => {
   it("creates a prompt (201) with the defaults: Untitled prompt, 📝, empty draft, null config", async () => {

@@ -1,8 +1,8 @@
 import { expect, it } from "vitest";
 import { countOf, insertResult, ok, setRun, setup, startRun } from "../../testing/evaluation-fixtures.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { createPrompt, richDraft } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 /** A dataset of the harness's workspace, written directly: fixtures for the rules that involve datasets. */
 async function insertDataset(h: Harness) {

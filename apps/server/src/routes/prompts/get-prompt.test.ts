@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createPrompt, richDraft, text } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("getPrompt", (use) => {
   it("returns the prompt as created (200)", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createPrompt, newProject } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listPrompts", (use) => {
   it("lists a project's prompts as summaries, newest first, with cursor pagination, sort and created range", async () => {

@@ -1,4 +1,5 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import {
   createPrompt,
@@ -9,7 +10,6 @@ import {
   richDraft,
   text,
 } from "../../testing/prompt-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("updatePrompt", (use) => {
   it("changes only what is sent (200) and recomputes the variables", async () => {

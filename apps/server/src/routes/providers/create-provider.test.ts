@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { API_KEY, createProvider, storedRow, uniqueName } from "../../testing/provider-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("createProvider", (use) => {
   it("creates a record (201) whose credentials are sealed in the database and never returned", async () => {
@@ -65,6 +65,32 @@ describeEachStore("createProvider", (use) => {
       await expectError(reply, 400, "VALIDATION_ERROR");
       expect(reply.body.error.details[0].field, JSON.stringify(fields)).toBe(field);
     }
+  });
+
+  it("rejects credentials that cannot be sent as HTTP header values with 400 naming them, and stores nothing", async () => {
+    const h = use();
+    const before = (await h.request("GET", "/providers?limit=200")).body.providers.length;
+    const cases: [Record<string, unknown>, string][] = [
+      [{ apiKey: "sk-line\nbreak" }, "credentials.apiKey"],
+      [{ apiKey: "sk-€uro" }, "credentials.apiKey"],
+      [{ apiKey: API_KEY, headers: { "X-Team": "a\r\nX-Injected: 1" } }, "credentials.headers.X-Team"],
+    ];
+    for (const [credentials, field] of cases) {
+      const reply = await h.request("POST", "/providers", {
+        body: { provider: "openai", displayName: uniqueName(), credentials },
+      });
+      await expectError(reply, 400, "VALIDATION_ERROR");
+      expect(reply.body.error.details).toContainEqual({ field, issue: expect.stringMatching(/HTTP header value/) });
+    }
+    expect((await h.request("GET", "/providers?limit=200")).body.providers.length).toBe(before);
+    // Latin-1 beyond ASCII is sendable.
+    expect(
+      (
+        await h.request("POST", "/providers", {
+          body: { provider: "openai", displayName: uniqueName(), credentials: { apiKey: "clé-Ø" } },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it("answers 409 CONFLICT for a display name the workspace already has, compared case-insensitively", async () => {

@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createProvider } from "../../testing/provider-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("deleteProvider", (use) => {
   it("deletes a record with its credentials (204); it is then gone (404)", async () => {

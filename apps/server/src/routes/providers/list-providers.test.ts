@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createProvider } from "../../testing/provider-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 
 describeEachStore("listProviders", (use) => {
   it("lists the workspace's records newest first, pages with cursors, sorts and filters by creation", async () => {

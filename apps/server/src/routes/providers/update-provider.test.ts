@@ -1,7 +1,7 @@
 import { expect, it } from "vitest";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { createProvider, storedRow, uniqueName } from "../../testing/provider-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
+import { API_KEY, createProvider, storedRow, uniqueName } from "../../testing/provider-fixtures.ts";
 
 describeEachStore("updateProvider", (use) => {
   it("updates name, baseUrl and credentials; null credentials remove them, null baseUrl restores the default", async () => {
@@ -38,6 +38,18 @@ describeEachStore("updateProvider", (use) => {
       expect(reply.body.error.details[0].field).toBe(field);
     }
     expect((await h.request("GET", path)).body).toEqual({ ...local, availableModels: null });
+  });
+
+  it("rejects credentials that cannot be sent as HTTP header values with 400, and keeps the stored ones", async () => {
+    const h = use();
+    const provider = await createProvider(h, { credentials: { apiKey: API_KEY } });
+    const before = (await storedRow(h, provider.id)).credentials;
+    const reply = await h.request("PATCH", `/providers/${provider.id}`, {
+      body: { credentials: { apiKey: API_KEY, headers: { "OpenAI-Organization": "org\n1" } } },
+    });
+    await expectError(reply, 400, "VALIDATION_ERROR");
+    expect(reply.body.error.details[0].field).toBe("credentials.headers.OpenAI-Organization");
+    expect((await storedRow(h, provider.id)).credentials).toBe(before);
   });
 
   it("answers 409 CONFLICT for the display name of another record, compared case-insensitively; a record may recase its own", async () => {

@@ -7,6 +7,7 @@
 import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Store } from "../../store/store.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { adapters, describeEachStore } from "../../testing/harness.ts";
 import {
   countRows,
@@ -23,7 +24,6 @@ import {
   traceBody,
   uniqueRef,
 } from "../../testing/log-write-fixtures.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 import { WriteBatcher } from "./write-batcher.ts";
 
 describeEachStore(
