@@ -142,13 +142,17 @@ describe("retries", () => {
   });
 
   it("stops waiting when the caller aborts", async () => {
+    const controller = new AbortController();
+    // The caller gives up while the client waits before its second attempt (not at a time that a loaded machine
+    // may reach before the first attempt was even sent).
     const { client, requests } = await setup([{ status: 500 }, ok], {
       sleep: (_ms, signal) =>
-        new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason), { once: true })),
+        new Promise((_, reject) => {
+          signal?.addEventListener("abort", () => reject(signal.reason), { once: true });
+          controller.abort(new Error("caller gave up"));
+        }),
     });
-    const controller = new AbortController();
     const call = client.GET("/projects", { signal: controller.signal });
-    setTimeout(() => controller.abort(new Error("caller gave up")), 50);
     await expect(call).rejects.toThrow("caller gave up");
     expect(requests).toHaveLength(1);
   });
