@@ -199,5 +199,6 @@ describe.runIf(postgresUrl)("standalone workers on PostgreSQL", () => {
     } finally {
       await database.dispose();
     }
-  });
+    // The run's own wait is bounded above; the default test timeout (20 s) is not enough on a loaded machine.
+  }, 180_000);
 });
