@@ -14,7 +14,7 @@ import { authenticate } from "./http/authenticate.ts";
 import { limitBody } from "./http/body-limit.ts";
 import type { AppEnv } from "./http/env.ts";
 import { errorResponse, onError } from "./http/on-error.ts";
-import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimits } from "./http/rate-limit.ts";
+import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimitScope, type RateLimits } from "./http/rate-limit.ts";
 import { requestId } from "./http/request-id.ts";
 import { validationHook } from "./http/validation-hook.ts";
 import { createIdGenerator } from "./ids.ts";
@@ -22,6 +22,7 @@ import { routeDefinitions } from "./routes/index.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { WriteBatcher, type WriteBatcherOptions } from "./services/logs/write-batcher.ts";
+import { processRateWindows } from "./store/rate-windows.ts";
 import { ReadCache } from "./store/read-cache.ts";
 import { databaseSecret, type Store } from "./store/store.ts";
 
@@ -35,6 +36,8 @@ export interface AppOptions {
   docsHtmlPath?: string;
   /** Requests per minute per workspace, by class; defaults in http/rate-limit.ts. */
   rateLimits?: Partial<RateLimits>;
+  /** Where requests are counted; default `shared`: the store's counters, which replicas share on PostgreSQL. */
+  rateLimitScope?: RateLimitScope;
   /** Group commit of log writes: the batching window (ms) and the most jobs per batch. */
   logWriteBatch?: Partial<WriteBatcherOptions>;
   /** Seals provider credentials; default: a random key for this process only (tests). */
@@ -81,7 +84,12 @@ export async function createApp(options: AppOptions) {
       wakeWorkers: options.wakeWorkers ?? (() => {}),
     }),
   );
-  registerRoutes(api, routeDefinitions, new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, now));
+  const rateWindows = options.rateLimitScope === "process" ? processRateWindows() : options.store.rateWindows;
+  registerRoutes(
+    api,
+    routeDefinitions,
+    new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, rateWindows, now),
+  );
   app.route("/v2", api);
 
   app.notFound((c) => errorResponse(c, new ApiError("RESOURCE_NOT_FOUND", "No such operation.")));

@@ -9,18 +9,32 @@ it("reads defaults, resolves relative SQLite paths against the repository root, 
     databaseUrl: "sqlite:/srv/pharos/data/pharos.db",
     logLevel: "info",
     rateLimits: { other: 120 },
+    rateLimitScope: "shared",
   });
+  expect(loadServerConfig({ PHAROS_RATE_LIMIT_SCOPE: "process" }).rateLimitScope).toBe("process");
 });
 
 it("reports every problem at once", () => {
-  const env = { PORT: "eighty", LOG_LEVEL: "loud", PHAROS_RATE_LIMIT_DEPLOYMENTS: "-5", DATABASE_URL: "mysql://x" };
+  const env = {
+    PORT: "eighty",
+    LOG_LEVEL: "loud",
+    PHAROS_RATE_LIMIT_DEPLOYMENTS: "-5",
+    PHAROS_RATE_LIMIT_SCOPE: "cluster",
+    DATABASE_URL: "mysql://x",
+  };
   try {
     loadServerConfig(env);
     expect.unreachable();
   } catch (error) {
     expect(error).toBeInstanceOf(ConfigError);
     const problems = (error as ConfigError).problems.join("\n");
-    for (const name of ["PORT", "LOG_LEVEL", "PHAROS_RATE_LIMIT_DEPLOYMENTS", "DATABASE_URL"]) {
+    for (const name of [
+      "PORT",
+      "LOG_LEVEL",
+      "PHAROS_RATE_LIMIT_DEPLOYMENTS",
+      "PHAROS_RATE_LIMIT_SCOPE",
+      "DATABASE_URL",
+    ]) {
       expect(problems).toContain(name);
     }
   }

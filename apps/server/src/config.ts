@@ -10,7 +10,7 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { storedFormOfKey } from "./auth/api-keys.ts";
-import type { RateClass, RateLimits } from "./http/rate-limit.ts";
+import { RATE_LIMIT_SCOPES, type RateClass, type RateLimitScope, type RateLimits } from "./http/rate-limit.ts";
 import { parseSecretKey } from "./secrets/secret-key.ts";
 
 /** The directory of pnpm-workspace.yaml above this module, whether it runs from src/ or from the dist/ bundle. */
@@ -47,6 +47,8 @@ export interface ServerConfig {
   docsHtmlPath: string;
   /** Requests per minute per workspace, by class (PHAROS_RATE_LIMIT_*); unset classes keep their default. */
   rateLimits: Partial<RateLimits>;
+  /** PHAROS_RATE_LIMIT_SCOPE: `shared` (default; on PostgreSQL, one count for every replica) or `process`. */
+  rateLimitScope: RateLimitScope;
   /** PHAROS_SECRET_KEY; unset = the data directory's key (SQLite only: PostgreSQL requires the variable). */
   secretKey?: Buffer;
   evaluations: EvaluationConfig;
@@ -165,6 +167,12 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
     else rateLimits[rateClass] = Number(text);
   }
 
+  const scopeText = read(env, "PHAROS_RATE_LIMIT_SCOPE") ?? "shared";
+  const rateLimitScope = scopeText as RateLimitScope;
+  if (!RATE_LIMIT_SCOPES.includes(rateLimitScope)) {
+    problems.push(`PHAROS_RATE_LIMIT_SCOPE must be ${RATE_LIMIT_SCOPES.join(" or ")}, not "${scopeText}"`);
+  }
+
   let secretKey: Buffer | undefined;
   const secretKeyText = read(env, "PHAROS_SECRET_KEY");
   if (secretKeyText !== undefined) {
@@ -183,6 +191,7 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     rateLimits,
+    rateLimitScope,
     ...(secretKey && { secretKey }),
     evaluations,
     port,

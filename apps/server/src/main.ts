@@ -152,6 +152,7 @@ async function main(): Promise<void> {
     logger,
     docsHtmlPath: config.docsHtmlPath,
     rateLimits: config.rateLimits,
+    rateLimitScope: config.rateLimitScope,
     secrets,
     wakeWorkers: () => worker.wake(),
   });

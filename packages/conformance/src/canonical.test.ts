@@ -105,7 +105,12 @@ describe("canonicalOperation", () => {
     });
     expect(canonical.requestBody).toBeNull();
     expect(Object.keys(canonical.responses)).toEqual(["200", "400", "401", "403", "429", "500"]);
-    expect(Object.keys(canonical.responses["429"]?.headers ?? {}).sort()).toEqual(["Retry-After", "X-Request-Id"]);
+    expect(Object.keys(canonical.responses["429"]?.headers ?? {}).sort()).toEqual([
+      "RateLimit",
+      "RateLimit-Policy",
+      "Retry-After",
+      "X-Request-Id",
+    ]);
   });
 
   it("reports a missing response status, a parameter made required and a changed body schema", () => {

@@ -17,15 +17,20 @@ const getProject = specOperationById.get("getProject");
 const deletePrompt = specOperationById.get("deletePrompt");
 if (!getProject || !deletePrompt) throw new Error("spec operations missing");
 
-const json = (status: number, body: unknown, headers: Record<string, string> = { "X-Request-Id": REQUEST_ID }) =>
-  new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
+/** The RateLimit headers of a request the rate limit counted. */
+const COUNTED = { "RateLimit-Policy": '"other";q=6000;w=60', RateLimit: '"other";r=5999;t=30' };
+const json = (
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = { "X-Request-Id": REQUEST_ID, ...COUNTED },
+) => new Response(JSON.stringify(body), { status, headers: { "Content-Type": "application/json", ...headers } });
 const error = (code: string) => ({ error: { code, message: "m" } });
 
 describe("checkResponse", () => {
   it("accepts a conforming success and a conforming error", async () => {
     expect(await checkResponse(getProject, json(200, PROJECT))).toEqual([]);
     expect(await checkResponse(getProject, json(404, error("RESOURCE_NOT_FOUND")))).toEqual([]);
-    const deleted = new Response(null, { status: 204, headers: { "X-Request-Id": REQUEST_ID } });
+    const deleted = new Response(null, { status: 204, headers: { "X-Request-Id": REQUEST_ID, ...COUNTED } });
     expect(await checkResponse(deletePrompt, deleted)).toEqual([]);
   });
 
@@ -48,8 +53,8 @@ describe("checkResponse", () => {
   });
 
   it("rejects a missing or malformed X-Request-Id, and one that does not echo the client's", async () => {
-    expect(await checkResponse(getProject, json(200, PROJECT, {}))).toEqual(["header X-Request-Id is missing"]);
-    expect((await checkResponse(getProject, json(200, PROJECT, { "X-Request-Id": "abc" })))[0]).toMatch(
+    expect(await checkResponse(getProject, json(200, PROJECT, COUNTED))).toEqual(["header X-Request-Id is missing"]);
+    expect((await checkResponse(getProject, json(200, PROJECT, { "X-Request-Id": "abc", ...COUNTED })))[0]).toMatch(
       /header X-Request-Id \(abc\).*must match format "uuid"/,
     );
     const request = new Request("http://x/v2/projects/p", {
@@ -64,15 +69,30 @@ describe("checkResponse", () => {
     expect(await checkResponse(getProject, json(429, error("RATE_LIMITED")))).toEqual([
       "header Retry-After is missing",
     ]);
-    const withHeader = json(429, error("RATE_LIMITED"), { "X-Request-Id": REQUEST_ID, "Retry-After": "2" });
+    const withHeader = json(429, error("RATE_LIMITED"), { "X-Request-Id": REQUEST_ID, "Retry-After": "2", ...COUNTED });
     expect(await checkResponse(getProject, withHeader)).toEqual([]);
+  });
+
+  it("rejects a success without the RateLimit headers, or with one the draft's syntax does not allow", async () => {
+    expect(await checkResponse(getProject, json(200, PROJECT, { "X-Request-Id": REQUEST_ID }))).toEqual([
+      "header RateLimit-Policy is missing",
+      "header RateLimit is missing",
+    ]);
+    const limitLimit = json(200, PROJECT, {
+      "X-Request-Id": REQUEST_ID,
+      ...COUNTED,
+      RateLimit: "limit=6000, remaining=5",
+    });
+    expect((await checkResponse(getProject, limitLimit))[0]).toMatch(
+      /header RateLimit \(limit=6000, remaining=5\).*must match pattern/,
+    );
   });
 
   it("rejects an error code that belongs to another status and a non-JSON body", async () => {
     expect(await checkResponse(getProject, json(400, error("RESOURCE_NOT_FOUND")))).toEqual([
       "error code RESOURCE_NOT_FOUND belongs to status 404, not 400",
     ]);
-    const text = new Response("oops", { status: 200, headers: { "X-Request-Id": REQUEST_ID } });
+    const text = new Response("oops", { status: 200, headers: { "X-Request-Id": REQUEST_ID, ...COUNTED } });
     expect((await checkResponse(getProject, text))[0]).toMatch(/Content-Type .* is not a declared media type/);
   });
 

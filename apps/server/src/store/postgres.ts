@@ -1,6 +1,7 @@
 import { Kysely, PostgresDialect, sql } from "kysely";
 import pg from "pg";
 import { postgresSql } from "./dialect-sql.ts";
+import { sharedRateWindows } from "./rate-windows.ts";
 import type { Database } from "./schema.ts";
 import { applyMigrations, type Store } from "./store.ts";
 import { transactionsOn } from "./transactions.ts";
@@ -45,6 +46,7 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
       const { rows } = await sql<{ generation: number }>`select "generation" from "cacheGeneration"`.execute(db);
       return (rows[0] as { generation: number }).generation;
     },
+    rateWindows: sharedRateWindows(db),
     isUniqueViolation: (error) => (error as { code?: string } | null)?.code === "23505",
     close: () => db.destroy(),
   };

@@ -9,6 +9,11 @@ export interface Database {
   settings: { key: string; value: string };
   /** One row (id 1): bumped by trigger on every change to a table the read cache serves (migration 0007). */
   cacheGeneration: { id: number; generation: number };
+  /**
+   * PostgreSQL only (migration 0009): the rate limiter's count of the current minute per workspace and class,
+   * shared by the replicas (store/rate-windows.ts).
+   */
+  rateLimitWindows: { key: string; windowStart: number; count: number; granted: number };
   workspaces: { id: string; name: string; createdAt: number; updatedAt: number };
   apiKeys: {
     id: string;

@@ -3,6 +3,7 @@ import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
 import { sqliteSql } from "./dialect-sql.ts";
+import { processRateWindows } from "./rate-windows.ts";
 import type { Database } from "./schema.ts";
 import { startCheckpointer, WRITER_CHECKPOINT_PAGES } from "./sqlite-checkpointer.ts";
 import { applyMigrations, type Store } from "./store.ts";
@@ -59,6 +60,7 @@ export function openSqliteStore(path: string): Store {
       generation ??= sqlite.prepare<[], number>(`select "generation" from "cacheGeneration"`).pluck();
       return generation.get() as number;
     },
+    rateWindows: processRateWindows(),
     isUniqueViolation: (error) =>
       typeof error === "object" &&
       error !== null &&

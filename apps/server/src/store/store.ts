@@ -3,6 +3,7 @@ import { type Insertable, type Kysely, Migrator } from "kysely";
 import type { Dialect } from "./dialect.ts";
 import type { DialectSql } from "./dialect-sql.ts";
 import { migrations } from "./migrations/index.ts";
+import type { RateWindows } from "./rate-windows.ts";
 import type { Database } from "./schema.ts";
 import type { RunInTransaction } from "./transactions.ts";
 
@@ -33,6 +34,11 @@ export interface Store {
    * the adapter's cheapest read, as it runs on every request.
    */
   readCacheGeneration(): Promise<number>;
+  /**
+   * The rate limiter's counters: on PostgreSQL a table every replica shares, on SQLite (one process serves
+   * the file) this process's memory.
+   */
+  readonly rateWindows: RateWindows;
   /** Whether an error is the database refusing a duplicate of a unique key. */
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;

@@ -5343,12 +5343,36 @@ export const RetryAfterHeaderSchema = z
   .exactOptional()
   .openapi({ description: 'Seconds to wait before retrying.', example: 2 })
 
+export const RateLimitPolicyHeaderSchema = z
+  .string()
+  .regex(/^"(logTraces|logSpans|deployments|other)";q=[0-9]{1,9};w=60$/)
+  .max(80)
+  .exactOptional()
+  .openapi({
+    description:
+      'The rate limit that counted this request (IETF draft "RateLimit header fields for HTTP", draft-ietf-httpapi-ratelimit-headers-10): the policy named after the class of operation (`logTraces`, `logSpans`, `deployments` or `other`), its quota `q` (requests per workspace) and its window `w` (seconds: one minute of the clock).',
+    example: '"deployments";q=60000;w=60',
+  })
+
+export const RateLimitHeaderSchema = z
+  .string()
+  .regex(/^"(logTraces|logSpans|deployments|other)";r=[0-9]{1,9};t=[0-9]{1,2}$/)
+  .max(80)
+  .exactOptional()
+  .openapi({
+    description:
+      'Where the workspace stands against the limit of `RateLimit-Policy` (IETF draft "RateLimit header fields for HTTP", draft-ietf-httpapi-ratelimit-headers-10): `r`, the requests left in the current window (as far as the server that answered knows: other servers may have counted some since), and `t`, the seconds until the window ends and the quota is whole again.',
+    example: '"deployments";r=59210;t=37',
+  })
+
 export const RateLimitedResponse = {
   description:
-    'RATE_LIMITED: too many requests from this workspace; retry after `Retry-After` seconds.',
+    "RATE_LIMITED: the workspace has spent this minute's quota of the operation's class; retry after `Retry-After` seconds, when the window ends (`RateLimit` then says `r=0` and the same `t`).",
   headers: z.object({
     'X-Request-Id': RequestIdHeaderSchema,
     'Retry-After': RetryAfterHeaderSchema,
+    'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+    RateLimit: RateLimitHeaderSchema,
   }),
   content: {
     'application/json': {
@@ -5640,7 +5664,11 @@ export const getProjectsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of projects.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProjectListSchema,
@@ -5689,7 +5717,11 @@ export const postProjectsRoute = createRoute({
   responses: {
     201: {
       description: 'The created project.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProjectSchema,
@@ -5724,7 +5756,11 @@ export const getProjectsProjectIdRoute = createRoute({
   responses: {
     200: {
       description: 'The project.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProjectSchema,
@@ -5770,7 +5806,11 @@ export const patchProjectsProjectIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated project.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProjectSchema,
@@ -5815,7 +5855,11 @@ export const getProjectsProjectIdDeploymentEnvironmentsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of deployment environments.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DeploymentEnvironmentListSchema,
@@ -5866,7 +5910,11 @@ export const postProjectsProjectIdDeploymentEnvironmentsRoute = createRoute({
   responses: {
     201: {
       description: 'The created deployment environment.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DeploymentEnvironmentSchema,
@@ -5921,7 +5969,11 @@ export const getPromptsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of prompt summaries.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: PromptListSchema,
@@ -5981,7 +6033,11 @@ export const postPromptsRoute = createRoute({
   responses: {
     201: {
       description: 'The created prompt.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: PromptSchema,
@@ -6074,7 +6130,11 @@ export const getPromptsPromptIdRoute = createRoute({
   responses: {
     200: {
       description: 'The prompt; only the requested fields when `fields` is given.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: z.union([PromptSchema, PromptFieldSelectionSchema]),
@@ -6129,7 +6189,11 @@ export const deletePromptsPromptIdRoute = createRoute({
   responses: {
     204: {
       description: 'The prompt and everything attached to it were deleted.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
     },
     400: BadRequestResponse,
     401: UnauthorizedResponse,
@@ -6167,7 +6231,11 @@ export const patchPromptsPromptIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated prompt.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: PromptSchema,
@@ -6217,7 +6285,11 @@ export const getPromptsPromptIdDraftRoute = createRoute({
   responses: {
     200: {
       description: 'The draft.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: PromptDraftSchema,
@@ -6354,7 +6426,11 @@ export const getDeploymentsRoute = createRoute({
   responses: {
     200: {
       description: 'The deployment.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DeploymentSchema,
@@ -6433,7 +6509,11 @@ export const getPromptsPromptIdDeploymentsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of deployments.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DeploymentListSchema,
@@ -6499,7 +6579,11 @@ export const postPromptsPromptIdDeploymentsRoute = createRoute({
   responses: {
     201: {
       description: 'The new deployment.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DeploymentSchema,
@@ -6567,7 +6651,11 @@ export const getPromptsPromptIdEvaluatorsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of evaluators.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluatorListSchema,
@@ -6629,7 +6717,11 @@ export const postPromptsPromptIdEvaluatorsRoute = createRoute({
   responses: {
     201: {
       description: 'The created evaluator.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluatorSchema,
@@ -6676,7 +6768,11 @@ export const getPromptsPromptIdEvaluatorsEvaluatorIdRoute = createRoute({
   responses: {
     200: {
       description: 'The evaluator.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluatorSchema,
@@ -6720,7 +6816,14 @@ export const deletePromptsPromptIdEvaluatorsEvaluatorIdRoute = createRoute({
     params: z.object({ promptId: PromptIdParamsSchema, evaluatorId: EvaluatorIdParamsSchema }),
   },
   responses: {
-    204: { description: 'Deleted.', headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }) },
+    204: {
+      description: 'Deleted.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
     400: BadRequestResponse,
     401: UnauthorizedResponse,
     403: ForbiddenResponse,
@@ -6761,7 +6864,11 @@ export const patchPromptsPromptIdEvaluatorsEvaluatorIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated evaluator.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluatorSchema,
@@ -6845,7 +6952,11 @@ export const getPromptsPromptIdEvaluationsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of evaluation runs.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluationRunListSchema,
@@ -6915,7 +7026,11 @@ export const postPromptsPromptIdEvaluationsRoute = createRoute({
   responses: {
     202: {
       description: 'The run, accepted and queued.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluationRunSchema,
@@ -6966,7 +7081,11 @@ export const getPromptsPromptIdEvaluationsEvaluationIdRoute = createRoute({
   responses: {
     200: {
       description: 'The evaluation run.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluationRunSchema,
@@ -7019,7 +7138,11 @@ export const postPromptsPromptIdEvaluationsEvaluationIdCancelRoute = createRoute
   responses: {
     200: {
       description: 'The run, now `cancelling` or `cancelled`.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluationRunSchema,
@@ -7115,7 +7238,11 @@ export const getPromptsPromptIdEvaluationsEvaluationIdResultsRoute = createRoute
   responses: {
     200: {
       description: 'One page of results.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: EvaluationResultListSchema,
@@ -7209,7 +7336,11 @@ export const getDatasetsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of datasets.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetListSchema,
@@ -7275,7 +7406,11 @@ export const postDatasetsRoute = createRoute({
   responses: {
     201: {
       description: 'The created dataset with its columns.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetSchema,
@@ -7340,7 +7475,11 @@ export const getDatasetsDatasetIdRoute = createRoute({
   responses: {
     200: {
       description: 'The dataset with its columns.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetSchema,
@@ -7417,7 +7556,11 @@ export const deleteDatasetsDatasetIdRoute = createRoute({
   responses: {
     204: {
       description: 'The dataset, its columns and its rows were deleted.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
     },
     400: BadRequestResponse,
     401: UnauthorizedResponse,
@@ -7455,7 +7598,11 @@ export const patchDatasetsDatasetIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated dataset, without its columns.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetSummarySchema,
@@ -7517,7 +7664,11 @@ export const postDatasetsDatasetIdColumnsRoute = createRoute({
   responses: {
     201: {
       description: 'The created columns, in the order of the request.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: CreateDatasetColumnsResponseSchema,
@@ -7566,7 +7717,11 @@ export const deleteDatasetsDatasetIdColumnsColumnIdRoute = createRoute({
   responses: {
     204: {
       description: 'The column and its values were deleted.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
     },
     400: BadRequestResponse,
     401: UnauthorizedResponse,
@@ -7600,7 +7755,11 @@ export const patchDatasetsDatasetIdColumnsColumnIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated column.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetColumnSchema,
@@ -7648,7 +7807,11 @@ export const getDatasetsDatasetIdRowsRoute = createRoute({
   responses: {
     200: {
       description: 'One page of rows.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetRowListSchema,
@@ -7726,7 +7889,11 @@ export const postDatasetsDatasetIdRowsRoute = createRoute({
   responses: {
     201: {
       description: 'The created rows, in the order of the request.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: CreateDatasetRowsResponseSchema,
@@ -7780,7 +7947,11 @@ export const deleteDatasetsDatasetIdRowsRowIdRoute = createRoute({
   responses: {
     204: {
       description: 'The row was deleted.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
     },
     400: BadRequestResponse,
     401: UnauthorizedResponse,
@@ -7819,7 +7990,11 @@ export const patchDatasetsDatasetIdRowsRowIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated row.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: DatasetRowSchema,
@@ -7913,7 +8088,11 @@ export const postLogsTraceRoute = createRoute({
   responses: {
     200: {
       description: 'The trace and its spans were stored.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: CreateLogTraceResponseSchema,
@@ -7969,7 +8148,11 @@ export const patchLogsTraceRoute = createRoute({
   responses: {
     200: {
       description: 'The trace was updated.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': { schema: UpdateLogTraceResponseSchema, example: { success: true } },
       },
@@ -8030,7 +8213,11 @@ export const postLogsSpanRoute = createRoute({
   responses: {
     200: {
       description: 'The span was stored.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: CreateLogSpanResponseSchema,
@@ -8082,7 +8269,11 @@ export const postLogsTracesRoute = createRoute({
   responses: {
     200: {
       description: 'One page of traces.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: LogTraceListSchema,
@@ -8153,7 +8344,11 @@ export const postLogsSpansRoute = createRoute({
   responses: {
     200: {
       description: 'One page of spans.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: LogSpanListSchema,
@@ -8230,7 +8425,11 @@ export const getProvidersRoute = createRoute({
   responses: {
     200: {
       description: 'One page of provider records.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProviderListSchema,
@@ -8294,7 +8493,11 @@ export const postProvidersRoute = createRoute({
   responses: {
     201: {
       description: 'The created provider record.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProviderSchema,
@@ -8350,7 +8553,11 @@ export const getProvidersProviderIdRoute = createRoute({
   responses: {
     200: {
       description: 'The provider record.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProviderWithModelsSchema,
@@ -8405,7 +8612,14 @@ export const deleteProvidersProviderIdRoute = createRoute({
   operationId: 'deleteProvider',
   request: { params: z.object({ providerId: ProviderIdParamsSchema }) },
   responses: {
-    204: { description: 'Deleted.', headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }) },
+    204: {
+      description: 'Deleted.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
     400: BadRequestResponse,
     401: UnauthorizedResponse,
     403: ForbiddenResponse,
@@ -8441,7 +8655,11 @@ export const patchProvidersProviderIdRoute = createRoute({
   responses: {
     200: {
       description: 'The updated provider record.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ProviderSchema,
@@ -8493,7 +8711,11 @@ export const getModelsRoute = createRoute({
   responses: {
     200: {
       description: 'The models.',
-      headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
       content: {
         'application/json': {
           schema: ModelListSchema,

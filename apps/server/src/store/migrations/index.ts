@@ -14,6 +14,7 @@ import { partialLogIndexes } from "./0005-partial-log-indexes.ts";
 import { sideRowsBySearchKey } from "./0006-side-rows-by-search-key.ts";
 import { cacheGeneration } from "./0007-cache-generation.ts";
 import { apiKeyExpiry } from "./0008-api-key-expiry.ts";
+import { rateLimitWindows } from "./0009-rate-limit-windows.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -26,5 +27,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0006-side-rows-by-search-key": sideRowsBySearchKey(dialect),
     "0007-cache-generation": cacheGeneration(dialect),
     "0008-api-key-expiry": apiKeyExpiry,
+    "0009-rate-limit-windows": rateLimitWindows(dialect),
   };
 }
