@@ -56,6 +56,33 @@ describe("RateLimiter", () => {
     expect(windows.takes).toBeLessThan(6_000 / 100);
   });
 
+  it("asks a quiet process's counter about once a minute, not once a request", async () => {
+    let now = 0;
+    const windows = counted(processRateWindows());
+    const limiter = new RateLimiter(limits(60_000), windows, () => now);
+    for (let i = 0; i < 59; i++, now += 1_000) expect((await limiter.take("w", "other")).admitted).toBe(true);
+    expect(windows.takes).toBe(2); // the first batch, and the next one taken ahead as it ran low
+  });
+
+  it("takes the next batch ahead and spends what it holds meanwhile", async () => {
+    const windows = processRateWindows();
+    const held: (() => void)[] = [];
+    let takes = 0;
+    const slow: RateWindows = {
+      // The first take answers at once, the next ones only when the test lets them.
+      take: (...args) =>
+        takes++ === 0
+          ? windows.take(...args)
+          : new Promise((resolve) => held.push(() => resolve(windows.take(...args)))),
+    };
+    const limiter = new RateLimiter(limits(60_000), slow, () => 0);
+    for (let i = 0; i < 60; i++) expect((await limiter.take("w", "other")).admitted).toBe(true);
+    expect(takes).toBe(2);
+    const waiting = limiter.take("w", "other");
+    for (const release of held) release();
+    expect((await waiting).admitted).toBe(true);
+  });
+
   it("across processes sharing one counter, admits at most the limit and misses at most the batches the others hold", async () => {
     for (const limit of [30, 1_000, 20_000]) {
       let now = 0;
