@@ -1,8 +1,9 @@
 /**
  * The rate limiter's counters, on each adapter: concurrent takes never hand out more than the limit (on
  * PostgreSQL from several connections, as replicas would), a later window replaces the count, an earlier one
- * gets nothing.
+ * gets nothing; on PostgreSQL the table is unlogged.
  */
+import { sql } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { adapters } from "../testing/harness.ts";
 import type { ScratchStore } from "./scratch.ts";
@@ -34,6 +35,16 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("rate
       granted: 0,
     });
   });
+
+  it.runIf(name === "postgres")(
+    "keeps the shared counters in an unlogged table: a take waits for no WAL flush",
+    async () => {
+      const { rows } = await sql<{ persistence: string }>`
+      select relpersistence as persistence from pg_class
+      where relname = 'rateLimitWindows' and relnamespace = current_schema()::regnamespace`.execute(scratch.store.db);
+      expect(rows).toEqual([{ persistence: "u" }]);
+    },
+  );
 
   it("starts a later window from zero and gives nothing of an earlier one", async () => {
     const { rateWindows } = scratch.store;

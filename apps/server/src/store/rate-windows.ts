@@ -46,7 +46,8 @@ export function processRateWindows(): RateWindows {
 
 /**
  * Counters in the `rateLimitWindows` table: one upsert per batch, whose row lock orders the replicas' takes,
- * so together they never hand out more than the limit. The row keeps only the latest window: a new minute
+ * so together they never hand out more than the limit. The table is unlogged (migration 0009): a take writes
+ * no WAL and its commit waits for no flush. The row keeps only the latest window: a new minute
  * overwrites it. `granted` is stored with the count because RETURNING sees only the new row, and the grant
  * depends on the old count.
  */
