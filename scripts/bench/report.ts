@@ -9,7 +9,7 @@ import type { LoadResult } from "./load.ts";
 import { quick, READ_SECONDS, ROUNDS, WRITE_SECONDS } from "./options.ts";
 import { SPANS_PER_TRACE, templateBytes } from "./payload.ts";
 import { pinning } from "./processes.ts";
-import { PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
+import { LIMITER_SCENARIOS, PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
 import { SEED_DAYS } from "./seed.ts";
 import type { Ceilings, StoreRun } from "./setup.ts";
 import type { StoreName } from "./targets.ts";
@@ -120,6 +120,61 @@ export function printTable(rows: Row[], ceiling: Ceiling) {
       .trimEnd();
   process.stdout.write(`${format(header)}\n${widths.map((w) => "-".repeat(w)).join("  ")}\n`);
   for (const line of lines) process.stdout.write(`${format(line)}\n`);
+}
+
+/** The table's name for the second PostgreSQL server, whose rate limits are counted in its own memory. */
+export const processTarget = (store: StoreName) => `${store} (process limits)`;
+
+/**
+ * The shared rate limiter's cost (ADR 0009): each hot-path row of a database with a process-limits server next
+ * to the same row there, measured back to back, and how often the shared limiter asked the database.
+ */
+export function printLimiterOverhead(
+  runs: StoreRun[],
+  rowOf: (target: string, scenario: Scenario) => Row,
+  takes: Map<StoreName, number | undefined>,
+) {
+  for (const run of runs) {
+    if (!run.processScope) continue;
+    const lines = [
+      "",
+      `Rate limits shared by replicas (${run.store}, ADR 0009): the server above against ${processTarget(run.store)}, ` +
+        "a second server on the same database counting in its own memory (PHAROS_RATE_LIMIT_SCOPE=process)",
+    ];
+    const header = ["scenario", "shared req/s", "process req/s", "ratio", "p50 ms", "p99 ms"];
+    const table: string[][] = [];
+    let requests = 0;
+    for (const scenario of storeScenarios) {
+      const shared = rowOf(run.store, scenario);
+      if (shared.samples.length > 0)
+        requests += median(shared.samples.map((sample) => sample.rps)) * scenario.seconds * ROUNDS;
+      if (!LIMITER_SCENARIOS.includes(scenario.id)) continue;
+      const local = rowOf(processTarget(run.store), scenario);
+      if (shared.samples.length === 0 || local.samples.length === 0) continue;
+      const a = summarize(shared);
+      const b = summarize(local);
+      table.push([
+        `${scenario.label} c${scenario.connections}`,
+        thousands(a.rps),
+        thousands(b.rps),
+        fixed(a.rps / b.rps, 2),
+        `${fixed(a.p50, 2)} / ${fixed(b.p50, 2)}`,
+        `${fixed(a.p99, 2)} / ${fixed(b.p99, 2)}`,
+      ]);
+    }
+    const widths = header.map((h, i) => Math.max(h.length, ...table.map((line) => (line[i] ?? "").length)));
+    const format = (cells: string[]) =>
+      `  ${cells.map((cell, i) => (i === 0 ? cell.padEnd(widths[i] as number) : cell.padStart(widths[i] as number))).join("  ")}`;
+    lines.push(format(header), ...table.map(format));
+    const taken = takes.get(run.store);
+    lines.push(
+      taken === undefined
+        ? "  (how often the limiter asked the database is unknown: no table statistics)"
+        : `  The shared server took ${thousands(taken)} batches from the database for about ${thousands(requests)} requests ` +
+            `(1 per ${thousands(requests / Math.max(1, taken))}); ratio = shared / process req/s, latencies shared / process.`,
+    );
+    process.stdout.write(`${lines.join("\n")}\n`);
+  }
 }
 
 /** What the figures below depend on: the mode, the machine and its load, idle memory, the payload, the seed. */

@@ -25,9 +25,19 @@ import {
   WRITE_SECONDS,
 } from "./options.ts";
 import { buildServer, pinning, rssMb, startLoadGenerator } from "./processes.ts";
-import { type Ceiling, loadAverage, printHeader, printTable, printTargets, type Row, summarize } from "./report.ts";
-import { ceilingScenarios, type Scenario, storeScenarios } from "./scenarios.ts";
-import { type StoreRun, setUpCeilings, setUpStore } from "./setup.ts";
+import {
+  type Ceiling,
+  loadAverage,
+  printHeader,
+  printLimiterOverhead,
+  printTable,
+  printTargets,
+  processTarget,
+  type Row,
+  summarize,
+} from "./report.ts";
+import { ceilingScenarios, LIMITER_SCENARIOS, type Scenario, storeScenarios } from "./scenarios.ts";
+import { rateLimitTakes, type StoreRun, setUpCeilings, setUpStore } from "./setup.ts";
 import type { StoreName } from "./targets.ts";
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -80,6 +90,7 @@ async function benchLogs() {
     const ceilings = await setUpCeilings(logDir, load, (cleanup) => cleanups.push(cleanup));
 
     const runs: StoreRun[] = [];
+    const takesAtStart = new Map<StoreName, number | undefined>();
     const missing = new Map<StoreName, string>();
     for (const store of stores) {
       log(`${store}: starting the server`);
@@ -91,7 +102,13 @@ async function benchLogs() {
       }
       cleanups.push(() => run.database.dispose());
       cleanups.push(() => run.server.stop());
+      if (run.processScope) cleanups.push(() => run.processScope?.server.stop());
       runs.push(run);
+    }
+
+    // Counted from here: the set-up's requests and the warm-ups are not the measured load.
+    for (const run of runs) {
+      if (run.processScope) takesAtStart.set(run.store, await rateLimitTakes(run.database.url));
     }
 
     const rows = new Map<string, Row>();
@@ -117,8 +134,17 @@ async function benchLogs() {
       for (const run of order) {
         for (const scenario of storeScenarios) {
           const job = run.jobs.get(scenario.id);
+          const processJob = run.processScope?.jobs.get(scenario.id);
+          const measureProcess = async () => {
+            if (processJob && run.processScope) {
+              await measure(processTarget(run.store), scenario, processJob, run.processScope.server.pid);
+            }
+          };
+          // Shared and process-local limits back to back, first one then the other from round to round.
+          if (round % 2 === 0) await measureProcess();
           if (typeof job === "object") await measure(run.store, scenario, job, run.server.pid);
           else rowOf(run.store, scenario).reason = job ?? "not available";
+          if (round % 2 === 1) await measureProcess();
         }
       }
     }
@@ -131,14 +157,29 @@ async function benchLogs() {
         rowOf("ceiling", ceilingScenarios.find((s) => s.kind === kind && s.connections === connections) as Scenario),
       ).rps;
 
+    const takes = new Map<StoreName, number | undefined>();
+    for (const [store, atStart] of takesAtStart) {
+      const run = runs.find((candidate) => candidate.store === store) as StoreRun;
+      const atEnd = await rateLimitTakes(run.database.url);
+      takes.set(store, atStart === undefined || atEnd === undefined ? undefined : atEnd - atStart);
+    }
+
     printHeader(loadAtStart, runs, ceilings);
     printTable(
       [
         ...ceilingScenarios.map((scenario) => rowOf("ceiling", scenario)),
-        ...stores.flatMap((store) => storeScenarios.map((scenario) => rowOf(store, scenario))),
+        ...stores.flatMap((store) => [
+          ...storeScenarios.map((scenario) => rowOf(store, scenario)),
+          ...(runs.find((run) => run.store === store)?.processScope
+            ? storeScenarios
+                .filter((scenario) => LIMITER_SCENARIOS.includes(scenario.id))
+                .map((scenario) => rowOf(processTarget(store), scenario))
+            : []),
+        ]),
       ],
       ceiling,
     );
+    printLimiterOverhead(runs, rowOf, takes);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   } finally {

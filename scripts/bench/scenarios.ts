@@ -6,6 +6,8 @@
  *     name substring and an attribute filter: first page and page 50 (reached by following cursors);
  * (d) GET /deployments by id and by `latest`;
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
+ * On PostgreSQL, the rows of LIMITER_SCENARIOS run a second time against a server that counts rate limits in
+ * its own memory, each right after the first, to show what the limits shared by replicas cost (ADR 0009).
  */
 import { READ_SECONDS, WRITE_SECONDS } from "./options.ts";
 import { SPANS_PER_TRACE } from "./payload.ts";
@@ -74,3 +76,6 @@ export const storeScenarios: Scenario[] = [
     seconds: READ_SECONDS,
   },
 ];
+
+/** The hot paths measured with the shared rate limiter and without it (PostgreSQL). */
+export const LIMITER_SCENARIOS = ["b.c1", "b.c10", "b.c50", "b.r1000", "d.id", "d.latest"];

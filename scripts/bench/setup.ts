@@ -5,16 +5,30 @@
  */
 import type { components } from "@pharos/contract";
 import { createIdGenerator, openStore } from "@pharos/server";
+import pg from "pg";
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import type { LoadJob } from "./load.ts";
 import { LOG_LEVEL, POSTGRES_URL, SEED_SPANS, WARMUP_SECONDS } from "./options.ts";
 import { traceBodyTemplate } from "./payload.ts";
 import { type LoadGenerator, rssMb, type ServerHandle, startCeiling, startPharos } from "./processes.ts";
-import { ceilingScenarios, PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
+import { ceilingScenarios, LIMITER_SCENARIOS, PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
 import { type SeedResult, seedSpans } from "./seed.ts";
 import { analyzePostgres, type Database, postgresDatabase, type StoreName, sqliteDatabase } from "./targets.ts";
 
 const UNLIMITED = "999999999";
+
+/**
+ * The rate limits of a run's servers: above what the bench sends in a minute. On PostgreSQL they are also low
+ * enough that the shared limiter takes batches as often as at the default limits under load (a few a second,
+ * each covering ~200 ms of traffic, ADR 0009); at 999,999,999 a minute its smallest batch, a thousandth of the
+ * limit, would be a million requests and it would hardly ever ask the database.
+ */
+const limitsFor = (store: StoreName) => ({
+  PHAROS_RATE_LIMIT_LOG_TRACES: store === "postgres" ? "120000" : UNLIMITED,
+  PHAROS_RATE_LIMIT_LOG_SPANS: store === "postgres" ? "120000" : UNLIMITED,
+  PHAROS_RATE_LIMIT_DEPLOYMENTS: store === "postgres" ? "600000" : UNLIMITED,
+  PHAROS_RATE_LIMIT_OTHER: UNLIMITED,
+});
 
 type Schemas = components["schemas"];
 
@@ -85,6 +99,12 @@ export interface StoreRun {
   idleRss: number;
   /** Which page the "page 50" rows reached (fewer when the seed has fewer matches). */
   pages: { traces?: number; spans?: number };
+  /**
+   * PostgreSQL: a second server on the same database counting rate limits in its own memory
+   * (PHAROS_RATE_LIMIT_SCOPE=process), and the jobs of LIMITER_SCENARIOS against it, to compare with the
+   * first server's shared limits.
+   */
+  processScope?: { server: ServerHandle; jobs: Map<string, LoadJob> };
 }
 
 /** Follows cursors from page 1 to page `page` (or the last page); returns the body of that page's request. */
@@ -177,10 +197,7 @@ export async function setUpStore(
       {
         DATABASE_URL: database.url,
         PHAROS_BOOTSTRAP_API_KEY: key,
-        PHAROS_RATE_LIMIT_LOG_TRACES: UNLIMITED,
-        PHAROS_RATE_LIMIT_LOG_SPANS: UNLIMITED,
-        PHAROS_RATE_LIMIT_DEPLOYMENTS: UNLIMITED,
-        PHAROS_RATE_LIMIT_OTHER: UNLIMITED,
+        ...limitsFor(store),
         LOG_LEVEL,
       },
       logDir,
@@ -334,10 +351,41 @@ export async function setUpStore(
     );
   }
 
+  if (store === "postgres") {
+    const processServer = await startPharos(
+      `pharos-${store}-process-limits`,
+      { DATABASE_URL: database.url, ...limitsFor(store), PHAROS_RATE_LIMIT_SCOPE: "process", LOG_LEVEL },
+      logDir,
+    );
+    const jobs = new Map<string, LoadJob>();
+    for (const id of LIMITER_SCENARIOS) {
+      const job = run.jobs.get(id);
+      if (typeof job === "object") jobs.set(id, { ...job, url: processServer.url });
+    }
+    run.processScope = { server: processServer, jobs };
+  }
+
   // Warm-up: every scenario once, briefly, not recorded.
   for (const scenario of storeScenarios) {
-    const job = run.jobs.get(scenario.id);
-    if (typeof job === "object") await load.run({ ...job, durationSeconds: WARMUP_SECONDS });
+    for (const job of [run.jobs.get(scenario.id), run.processScope?.jobs.get(scenario.id)]) {
+      if (typeof job === "object") await load.run({ ...job, durationSeconds: WARMUP_SECONDS });
+    }
   }
   return run;
+}
+
+/** How many batches the shared limiter took from the database so far (its table's statistics), if known. */
+export async function rateLimitTakes(url: string): Promise<number | undefined> {
+  const client = new pg.Client({ connectionString: url });
+  try {
+    await client.connect();
+    const { rows } = await client.query<{ takes: string }>(
+      `select n_tup_ins + n_tup_upd as takes from pg_stat_user_tables where relname = 'rateLimitWindows'`,
+    );
+    return rows[0] ? Number(rows[0].takes) : undefined;
+  } catch {
+    return undefined;
+  } finally {
+    await client.end().catch(() => {});
+  }
 }
