@@ -22,11 +22,13 @@ function expectedSuccess(op: Operation): string {
 }
 
 describe.each(operations)("%s", (_, op) => {
-  it("answers the conventional success status, with X-Request-Id", () => {
+  it("answers the conventional success status, with X-Request-Id and the RateLimit headers", () => {
     const success = [...responsesOf(op).entries()].filter(([status]) => status.startsWith("2"));
     expect(success.map(([status]) => status)).toEqual([expectedSuccess(op)]);
     const [status, response] = success[0] as [string, Record<string, unknown>];
-    expect(Object.keys((response.headers as object) ?? {})).toContain("X-Request-Id");
+    expect(Object.keys((response.headers as object) ?? {})).toEqual(
+      expect.arrayContaining(["X-Request-Id", "RateLimit-Policy", "RateLimit"]),
+    );
     expect(response.content === undefined).toBe(status === "204");
   });
 
