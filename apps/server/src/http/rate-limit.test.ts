@@ -3,8 +3,8 @@ import { createApp } from "../app.ts";
 import { adminContext, createApiKey, createWorkspace } from "../services/admin/workspaces.ts";
 import { processRateWindows, type RateWindows } from "../store/rate-windows.ts";
 import { openScratchStore } from "../store/scratch.ts";
-import { describeEachStore, postgresUrl } from "../testing/harness.ts";
 import { expectError } from "../testing/expect-error.ts";
+import { describeEachStore, postgresUrl } from "../testing/harness.ts";
 import { maxBatch, RateLimiter, type RateLimitScope, type RateLimits } from "./rate-limit.ts";
 
 const MINUTE = 60_000;
