@@ -1,5 +1,5 @@
 /** Type tests: what the client's calls accept and return comes from the spec (run by `vitest --typecheck` and tsc). */
-import type { components } from "@pharos/contract";
+import type { components } from "@pharos/contract/types";
 import { describe, expectTypeOf, it } from "vitest";
 import { createClient, type PharosClient } from "./client.ts";
 import { unwrap } from "./errors.ts";

@@ -1,4 +1,4 @@
-import type { paths } from "@pharos/contract";
+import type { paths } from "@pharos/contract/types";
 import createFetchClient, { type Client, type Middleware } from "openapi-fetch";
 import { type FetchLike, type RetryOptions, withRetries } from "./retry.ts";
 

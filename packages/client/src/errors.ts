@@ -1,4 +1,4 @@
-import type { components } from "@pharos/contract";
+import type { components } from "@pharos/contract/types";
 
 type ErrorBody = components["schemas"]["Error"];
 type ErrorCode = components["schemas"]["ErrorCode"];

@@ -2,7 +2,7 @@
  * Async iteration over cursor-paginated operations: resource lists (GET, `cursor` in the query) and the log
  * searches (POST, `cursor` in the body). Each page's `pagination.nextCursor` is sent back until `hasMore` is false.
  */
-import type { components, paths } from "@pharos/contract";
+import type { components, paths } from "@pharos/contract/types";
 import type { MaybeOptionalInit } from "openapi-fetch";
 import type { PharosClient } from "./client.ts";
 import { PharosApiError } from "./errors.ts";

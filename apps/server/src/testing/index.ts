@@ -4,3 +4,4 @@
  */
 export { openScratchStore, type ScratchStore } from "../store/scratch.ts";
 export { type FakeProvider, startFakeProvider } from "./fake-provider.ts";
+export { type ServerProcess, startServer as startServerProcess, tempDatabaseDir } from "./processes.ts";
