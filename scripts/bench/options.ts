@@ -5,7 +5,8 @@
  * Environment: BENCH_SPANS (default 1,000,000; 60,000 with --quick), BENCH_ROUNDS (3), BENCH_DURATION
  * (seconds per write/ceiling measurement; reads take half), BENCH_POSTGRES_URL (an admin connection,
  * default postgres://postgres@127.0.0.1:5432/postgres), BENCH_LOG_LEVEL (the server's LOG_LEVEL, default info),
- * BENCH_KEEP_LOGS=1 (keep the servers' logs).
+ * BENCH_KEEP_LOGS=1 (keep the servers' logs), BENCH_MONITOR_TRACES (traces per monitor delivery measurement, default
+ * 2,000; 300 with --quick).
  */
 import { DEFAULT_POSTGRES_URL, type StoreName } from "./targets.ts";
 
@@ -15,10 +16,11 @@ const storesArg = args.find((arg) => arg.startsWith("--stores"));
 const storesValue = storesArg?.includes("=") ? storesArg.split("=")[1] : storesArg && args[args.indexOf(storesArg) + 1];
 export const stores = (storesValue ?? "sqlite,postgres").split(",").filter(Boolean) as StoreName[];
 const suiteIndex = args.indexOf("--suite");
-export const suites = suiteIndex >= 0 ? [args[suiteIndex + 1]] : ["logs", "evaluations"];
-if (args.includes("--help") || suites.some((suite) => suite !== "logs" && suite !== "evaluations")) {
+const SUITES = ["logs", "evaluations", "monitor"];
+export const suites = suiteIndex >= 0 ? [args[suiteIndex + 1]] : SUITES;
+if (args.includes("--help") || suites.some((suite) => !SUITES.includes(suite as string))) {
   process.stdout.write(
-    "usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]  (see README, Benchmarks)\n",
+    "usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor]  (see README, Benchmarks)\n",
   );
   process.exit(0);
 }

@@ -18,7 +18,7 @@ function prose(length: number, seed: number): string {
   return text.slice(0, length);
 }
 
-function modelContent(index: number) {
+export function modelContent(index: number) {
   const input = JSON.stringify({
     messages: [
       { role: "system", content: [{ modality: "text", value: prose(340, index) }] },

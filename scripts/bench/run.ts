@@ -1,6 +1,6 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations]` — the logs API benchmark, then
- * the evaluation-run benchmark (evaluations.ts). `--suite` runs one of them only.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor]` — the logs API benchmark,
+ * the evaluation-run benchmark (evaluations.ts), then the SDK monitor's (monitor.ts). `--suite` runs one of them.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -13,6 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchEvaluations } from "./evaluations.ts";
 import type { LoadJob } from "./load.ts";
+import { benchMonitor } from "./monitor.ts";
 import {
   KEEP_LOGS,
   POSTGRES_URL,
@@ -50,6 +51,15 @@ async function main() {
     const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-eval-"));
     try {
       const lines = await benchEvaluations({ stores, postgresUrl: POSTGRES_URL, logDir, log });
+      process.stdout.write(`${lines.join("\n")}\n`);
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
+  }
+  if (suites.includes("monitor")) {
+    const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-monitor-"));
+    try {
+      const lines = await benchMonitor({ stores, postgresUrl: POSTGRES_URL, logDir, quick, rounds: ROUNDS, log });
       process.stdout.write(`${lines.join("\n")}\n`);
     } finally {
       rmSync(logDir, { recursive: true, force: true });
