@@ -15,6 +15,7 @@ import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import { createIdGenerator } from "../../apps/server/src/ids.ts";
 import { modelContent, SPANS_PER_TRACE } from "./payload.ts";
 import { rssMb, startPharos } from "./processes.ts";
+import { loadAverage } from "./report.ts";
 import { type Database, postgresDatabase, type StoreName, sqliteDatabase } from "./targets.ts";
 
 const UNLIMITED = "999999999";
@@ -128,7 +129,8 @@ export async function benchMonitor(options: Options): Promise<string[]> {
     "",
     `Monitor (@pharos/client): median of ${options.rounds} rounds; (m1) ${spansPerRound.toLocaleString("en")} spans ` +
       `per round in traces of ${SPANS_PER_COST_TRACE}, nothing sent meanwhile; (m2) ${traces.toLocaleString("en")} ` +
-      `traces of ${SPANS_PER_TRACE} Model spans through one monitor, first end to last acknowledgement`,
+      `traces of ${SPANS_PER_TRACE} Model spans through one monitor, first end to last acknowledgement; ` +
+      `load average (1 min) at start ${loadAverage()}`,
   ];
 
   // A monitor per round that sends nothing while measured (no tick, a buffer never half full); its entries are
