@@ -17,10 +17,13 @@ describe("verifyWebhook", () => {
     expect(await verifyWebhook(new TextEncoder().encode(BODY).buffer, header, SECRET, { now: NOW })).toBe(true);
   });
 
-  it("accepts any of several v1 values (a rotation: old and new secret both sign) and any of several secrets", async () => {
-    const header = `t=${NOW}&v1=${sign("old", NOW)}&v1=${sign("new", NOW)}`;
+  it("accepts any of several signatures (a rotation: old and new secret both sign) and any of several secrets", async () => {
+    // The server lists them comma-separated in one v1; a repeated v1 is read the same way.
+    const header = `t=${NOW}&v1=${sign("new", NOW)},${sign("old", NOW)}`;
     expect(await verifyWebhook(BODY, header, "old", { now: NOW })).toBe(true);
     expect(await verifyWebhook(BODY, header, "new", { now: NOW })).toBe(true);
+    const repeated = `t=${NOW}&v1=${sign("old", NOW)}&v1=${sign("new", NOW)}`;
+    expect(await verifyWebhook(BODY, repeated, "new", { now: NOW })).toBe(true);
     expect(await verifyWebhook(BODY, `t=${NOW}&v1=${sign("old", NOW)}`, ["new", "old"], { now: NOW })).toBe(true);
     expect(await verifyWebhook(BODY, header, "other", { now: NOW })).toBe(false);
   });
@@ -40,6 +43,7 @@ describe("verifyWebhook", () => {
       `t=${NOW}`,
       `t=soon&v1=${sign(SECRET, NOW)}`,
       `t=${NOW}&v1=${sign(SECRET, NOW).slice(2)}`,
+      `t=${NOW}&v1=${sign(SECRET, NOW).slice(2)},${sign("other", NOW)}`,
       `t=${NOW},v1=${sign(SECRET, NOW)}`,
     ]) {
       expect(await verifyWebhook(BODY, bad, SECRET, { now: NOW })).toBe(false);

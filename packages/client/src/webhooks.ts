@@ -1,8 +1,9 @@
 /**
  * `verifyWebhook`: whether a webhook delivery was signed by Pharos with your endpoint's secret. The header is
  * `X-Webhook-Signature: t=<unix ms>&v1=<hex>`, where the hex is HMAC-SHA256, keyed with the secret's UTF-8
- * bytes, of `"<t>.<raw body>"`. During a secret rotation the header carries a `v1` per secret that signs, so
- * any matching one is enough; a receiver that holds both secrets may pass both. Web Crypto only, so it runs in
+ * bytes, of `"<t>.<raw body>"`. During a secret rotation the header carries a signature per secret that signs
+ * (`v1=<hex>,<hex>`, or `v1` repeated), so any matching one is enough; a receiver that holds both secrets may pass
+ * both. Web Crypto only, so it runs in
  * Node 20, browsers' workers and edge runtimes alike.
  */
 
@@ -57,7 +58,10 @@ interface SignatureHeader {
   signatures: Uint8Array[];
 }
 
-/** `t=<digits>&v1=<64 hex>[&v1=…]`; unknown keys (a future `v2`) are ignored. Undefined when unusable. */
+/**
+ * `t=<digits>&v1=<64 hex>[,<64 hex>…]` (or `v1` repeated); unknown keys (a future `v2`) and anything in `v1` that
+ * is not 64 hex digits are ignored. Undefined when unusable.
+ */
 function parseSignatureHeader(header: string): SignatureHeader | undefined {
   let timestampText: string | undefined;
   const signatures: Uint8Array[] = [];
@@ -67,7 +71,10 @@ function parseSignatureHeader(header: string): SignatureHeader | undefined {
     const value = part.slice(separator + 1).trim();
     if (separator < 0) continue;
     if (key === "t" && /^\d{1,16}$/.test(value)) timestampText = value;
-    else if (key === "v1" && /^[0-9a-fA-F]{64}$/.test(value)) signatures.push(hexBytes(value));
+    else if (key === "v1") {
+      for (const one of value.split(","))
+        if (/^[0-9a-fA-F]{64}$/.test(one.trim())) signatures.push(hexBytes(one.trim()));
+    }
   }
   if (timestampText === undefined || signatures.length === 0) return undefined;
   return { timestamp: Number(timestampText), timestampText, signatures };
