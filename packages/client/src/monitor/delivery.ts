@@ -67,6 +67,9 @@ export class Delivery {
   #pauseTimer: ReturnType<typeof setTimeout> | undefined;
   /** Retryable failures in a row: the backoff's exponent. */
   #failures = 0;
+  /** Shut down: an entry in flight then is dropped rather than retried should its attempt fail. */
+  #stopped = false;
+  #stopMessage = "";
 
   constructor(options: DeliveryOptions) {
     this.#options = options;
@@ -110,8 +113,13 @@ export class Delivery {
     return { done, cancel: () => this.#waiters.delete(waiter as { upTo: number; resolve: () => void }) };
   }
 
-  /** Drops every entry not in flight (at shutdown) and stops the backoff timer. */
+  /**
+   * At shutdown: drops every entry not in flight and stops the backoff timer; an entry in flight is delivered
+   * if its attempt succeeds, and dropped if it would have to be retried.
+   */
   dropQueued(message: string): void {
+    this.#stopped = true;
+    this.#stopMessage = message;
     let count = 0;
     for (const entry of this.#queue.filter((e) => !e.inFlight)) {
       count += entry.count;
@@ -261,6 +269,11 @@ export class Delivery {
   #retryLater(entry: Entry, retryAfterMs: number | undefined, error: MonitorError): void {
     const { backoff, random, ledger } = this.#options;
     entry.inFlight = false;
+    if (this.#stopped) {
+      ledger.error(error);
+      this.#settle(entry, "dropped", { message: this.#stopMessage, at: Date.now() });
+      return;
+    }
     this.#failures++;
     const ceiling = Math.min(backoff.maxDelayMs, backoff.baseDelayMs * 2 ** Math.min(this.#failures - 1, 30));
     // Half the ceiling plus jitter: retries of many clients spread out, and each waits a while.
