@@ -1,7 +1,8 @@
+import { openapiDocument } from "@pharos/contract";
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError, type ErrorCode } from "../errors.ts";
+import { ApiError, type ErrorCode, type ErrorDetail } from "../errors.ts";
 
 /** Every code of the spec has exactly one status; a new code in the spec fails to compile until mapped here. */
 export const codeToStatus = {
@@ -16,10 +17,36 @@ export const codeToStatus = {
   INTERNAL_ERROR: 500,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;
 
+const { Error: errorSchema, ErrorDetail: detailSchema } = openapiDocument.components.schemas;
+
+/**
+ * The spec's bounds on an error body. Messages and details quote the request (every unknown key of a body,
+ * a field's path of long keys), so the request alone would decide their length.
+ */
+const LIMITS = {
+  message: errorSchema.properties.error.properties.message.maxLength,
+  details: errorSchema.properties.error.properties.details.maxItems,
+  field: detailSchema.properties.field.maxLength,
+  issue: detailSchema.properties.issue.maxLength,
+};
+
+/** `text` cut to at most `max` characters, ending with an ellipsis; never between the halves of a surrogate pair. */
+export function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const end = /[\ud800-\udbff]/.test(text.charAt(max - 2)) ? max - 2 : max - 1;
+  return `${text.slice(0, end)}…`;
+}
+
+const clipDetail = ({ field, issue }: ErrorDetail): ErrorDetail => ({
+  field: clip(field, LIMITS.field),
+  issue: clip(issue, LIMITS.issue),
+});
+
 export function errorResponse(c: Context, error: ApiError): Response {
   if (error.retryAfter !== undefined) c.header("Retry-After", String(error.retryAfter));
+  const details = error.details?.slice(0, LIMITS.details).map(clipDetail);
   const body = {
-    error: { code: error.code, message: error.message, ...(error.details && { details: error.details }) },
+    error: { code: error.code, message: clip(error.message, LIMITS.message), ...(details && { details }) },
   };
   return c.json(body, codeToStatus[error.code]);
 }
