@@ -189,6 +189,8 @@ describe("pharos CLI", () => {
       [["keys", "revoke", "a", "b"], 2, 'unexpected argument "b"'],
       [["keys"], 2, "pharos keys create"],
       [["frobnicate"], 2, 'unknown command "frobnicate"'],
+      [["constructor"], 2, 'unknown command "constructor"'],
+      [["toString"], 2, 'unknown command "toString"'],
       [[], 2, "Usage: pharos <command>"],
       [["keys", "create", "--workspace", "workspace_01JD8Q2A1B2C3D4E5F6G7H8J9K"], 1, "no workspace workspace_01JD8Q2A"],
       [

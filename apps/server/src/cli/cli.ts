@@ -300,7 +300,8 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     return group === undefined ? 2 : 0;
   }
   const name = `${group} ${verb ?? ""}`.trim();
-  const command = COMMANDS[name];
+  // Own commands only: `pharos constructor` must not find what every object inherits.
+  const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     const groupKnown = Object.keys(COMMANDS).some((key) => key.startsWith(`${group} `));
     if (groupKnown && (verb === undefined || isHelp(verb))) {

@@ -4,12 +4,13 @@ import type { GenerateTextResult, ToolSet } from "ai";
 type ResponsePart = GenerateTextResult<ToolSet, never>["content"][number];
 type Content = schemas.MessageContent;
 
-const IMAGE_FORMATS: Record<string, "png" | "jpeg" | "webp" | "gif"> = {
-  "image/png": "png",
-  "image/jpeg": "jpeg",
-  "image/webp": "webp",
-  "image/gif": "gif",
-};
+/** By the media type a provider names: a Map, where a plain object would answer `constructor` with a function. */
+const IMAGE_FORMATS = new Map<string, "png" | "jpeg" | "webp" | "gif">([
+  ["image/png", "png"],
+  ["image/jpeg", "jpeg"],
+  ["image/webp", "webp"],
+  ["image/gif", "gif"],
+]);
 
 /**
  * The model's answer as one assistant PromptMessage: text, reasoning (with the signature Anthropic needs back),
@@ -37,7 +38,7 @@ export function toResponseMessages(content: ResponsePart[]): schemas.PromptMessa
         });
         break;
       case "file": {
-        const format = IMAGE_FORMATS[part.file.mediaType];
+        const format = IMAGE_FORMATS.get(part.file.mediaType);
         if (format) {
           parts.push({
             modality: "image",

@@ -274,6 +274,26 @@ describeEachStore("createLogTrace", (use) => {
     expect(custom).toMatchObject({ cost: null, promptTokens: null, model: null });
   });
 
+  it("takes a custom type named like a property every object has (constructor, toString) as a custom type", async () => {
+    const h = use();
+    const names = ["constructor", "toString", "valueOf", "hasOwnProperty", "isPrototypeOf"];
+    const spans = names.flatMap((type) => {
+      const content = { type, input: "{}", output: "{}" };
+      return [
+        stepSpan({ name: `${type}-object`, content }),
+        stepSpan({ name: `${type}-text`, content: JSON.stringify(content) }),
+      ];
+    });
+    const created = await createTrace(h, traceBody(h, {}, spans));
+    const stored = await storedSpans(h, created.traceId);
+    expect(stored.map((span) => [span.name, span.contentType])).toEqual(
+      names.flatMap((type) => [
+        [`${type}-object`, type],
+        [`${type}-text`, type],
+      ]),
+    );
+  });
+
   it("accepts content as JSON text and stores the compact JSON of the validated object, as for an object", async () => {
     const h = use();
     const object = { type: "Tool", input: '{"orderId": "8812"}', output: "[1, 2]" };

@@ -28,26 +28,27 @@ export interface CheckedContent {
   totalTokens: number | null;
 }
 
+// The tables below are keyed by the client's `type`, so they are Maps: in a plain object a custom type named
+// `constructor` or `toString` would find a property every object inherits.
+
 /** Fields holding JSON text, by content type; every other type (Function … Other, custom) has input and output. */
-const JSON_TEXT_FIELDS: Record<string, readonly string[]> = {
-  ModelStream: ["input", "aggregateOutput"],
-};
-const jsonTextFieldsOf = (type: string) => JSON_TEXT_FIELDS[type] ?? ["input", "output"];
+const JSON_TEXT_FIELDS = new Map<string, readonly string[]>([["ModelStream", ["input", "aggregateOutput"]]]);
+const jsonTextFieldsOf = (type: string) => JSON_TEXT_FIELDS.get(type) ?? ["input", "output"];
 
 /** The schema of each built-in type; any other `type` is a custom kind. */
-const BUILT_IN_SCHEMAS: Record<
+const BUILT_IN_SCHEMAS = new Map<
   string,
   { safeParse(value: unknown): ReturnType<typeof schemas.LogSpanContentSchema.safeParse> }
-> = {
-  Model: schemas.SpanContentModelSchema,
-  ModelStream: schemas.SpanContentModelStreamSchema,
-  Function: schemas.SpanContentFunctionSchema,
-  Tool: schemas.SpanContentToolSchema,
-  Guardrail: schemas.SpanContentGuardrailSchema,
-  Retrieval: schemas.SpanContentRetrievalSchema,
-  Embeddings: schemas.SpanContentEmbeddingsSchema,
-  Other: schemas.SpanContentOtherSchema,
-};
+>([
+  ["Model", schemas.SpanContentModelSchema],
+  ["ModelStream", schemas.SpanContentModelStreamSchema],
+  ["Function", schemas.SpanContentFunctionSchema],
+  ["Tool", schemas.SpanContentToolSchema],
+  ["Guardrail", schemas.SpanContentGuardrailSchema],
+  ["Retrieval", schemas.SpanContentRetrievalSchema],
+  ["Embeddings", schemas.SpanContentEmbeddingsSchema],
+  ["Other", schemas.SpanContentOtherSchema],
+]);
 
 /**
  * Validates a parsed content object against the schema its `type` selects, so that a problem is reported
@@ -55,7 +56,7 @@ const BUILT_IN_SCHEMAS: Record<
  */
 function validateContent(value: unknown) {
   const type = value !== null && typeof value === "object" ? (value as { type?: unknown }).type : undefined;
-  const schema = (typeof type === "string" && BUILT_IN_SCHEMAS[type]) || schemas.LogSpanContentSchema;
+  const schema = (typeof type === "string" && BUILT_IN_SCHEMAS.get(type)) || schemas.LogSpanContentSchema;
   return schema.safeParse(value);
 }
 
