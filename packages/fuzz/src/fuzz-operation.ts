@@ -50,12 +50,20 @@ export async function fuzzOperation(
   const property = fc.asyncProperty(casesFor(shape, world, bodies), async (fuzzCase: FuzzCase) => {
     const freshIds = await world.freshIdsFor(shape.operationId);
     const request = requestOf(shape, world, fuzzCase, bodies, freshIds, ++serial);
-    const before = await world.fingerprint();
+    let before = await world.fingerprint();
     let response: FuzzResponse;
     try {
       response = await send(request);
-    } catch (error) {
-      throw new FuzzFailure(`${describeRequest(request)}\n\nthe request failed without an answer: ${String(error)}`);
+    } catch (first) {
+      // A kept-alive connection the server closes as it is reused fails a request under load: one more try on
+      // a new connection. A connection dropped twice is a finding.
+      before = await world.fingerprint();
+      try {
+        response = await send(request);
+      } catch (second) {
+        const why = `${causeOf(first)}, then ${causeOf(second)}`;
+        throw new FuzzFailure(`${describeRequest(request)}\n\nthe request failed twice without an answer: ${why}`);
+      }
     }
     statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     const after = mustLeaveDatabaseAlone(shape, response.status) ? await world.fingerprint() : undefined;
@@ -79,10 +87,9 @@ export async function fuzzOperation(
   const seed = seedOf(shape, config);
   // Every operation with a body gets one body over the limit (chunked or not as its seed says): a slow case
   // that drawing alone would give only some operations.
-  const examples: [FuzzCase][] =
-    shape.body && config.path === undefined
-      ? [[{ kind: "whole body", base: 0, raw: asRawBody(OVER_THE_LIMIT, (seed & 1) === 1) }]]
-      : [];
+  const examples: [FuzzCase][] = shape.body
+    ? [[{ kind: "whole body", base: 0, raw: asRawBody(OVER_THE_LIMIT, (seed & 1) === 1) }]]
+    : [];
   const details = await fc.check(property, {
     seed,
     numRuns: runsFor(shape, config),
@@ -99,6 +106,11 @@ export async function fuzzOperation(
   }
   return statuses;
 }
+
+const causeOf = (error: unknown) => {
+  const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+  return cause ? `${String(error)} (${cause.code ?? ""} ${cause.message ?? ""})` : String(error);
+};
 
 function parseOrNull(text: string): unknown {
   try {

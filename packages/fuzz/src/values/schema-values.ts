@@ -9,6 +9,8 @@ import { type JsonType, resolve, type SchemaObject, typesOf, unionMembers } from
 import { deeplyNestedText, nested, RawJson, type Value } from "./json-value.ts";
 import { oddString } from "./odd-strings.ts";
 
+const LONG = 1_000_000;
+
 /** Characters a length is filled with: one UTF-16 unit, two (outside the BMP), a combining mark, a wide one. */
 const FILL = ["a", "é", "😀", "\u0301", "字", " "] as const;
 
@@ -77,12 +79,53 @@ export interface FieldContext {
 
 export function valuesFor(schema: SchemaObject, context: FieldContext = {}): fc.Arbitrary<Value> {
   const resolved = resolve(schema);
-  const types = typesOf(resolved);
-  const choices: fc.Arbitrary<Value>[] = [wrongTypes(types), oddString, fc.constantFrom<Value>(...NUMBERS), nesting];
   const members = unionMembers(resolved);
   const own = members.length > 0 ? members : [resolved];
-  for (const member of own) choices.push(...limitsOf(member, context));
+  const boundaries = own.flatMap((member) => boundariesOf(member, context));
+  const choices: fc.WeightedArbitrary<Value>[] = [
+    { weight: 2, arbitrary: wrongTypes(typesOf(resolved)) },
+    { weight: 2, arbitrary: oddString },
+    { weight: 1, arbitrary: fc.constantFrom<Value>(...NUMBERS) },
+    { weight: 1, arbitrary: nesting },
+    ...own.flatMap((member) => limitsOf(member, context).map((arbitrary) => ({ weight: 1, arbitrary }))),
+  ];
+  // The exact limits are what a schema says; they are drawn most, so each field's are met in a default run.
+  if (boundaries.length > 0) choices.push({ weight: 5, arbitrary: fc.constantFrom(...boundaries) });
   return fc.oneof(...choices);
+}
+
+/** Each limit of a schema that is not a union, exactly and one beyond (one below a minimum), and its enum values. */
+function boundariesOf(schema: SchemaObject, context: FieldContext): Value[] {
+  const found: Value[] = [...((schema.enum as Value[] | undefined) ?? [])];
+  const types = typesOf(schema);
+  const around = (min: number | undefined, max: number | undefined) =>
+    [...(min === undefined ? [] : [min - 1, min]), ...(max === undefined ? [] : [max, max + 1])].filter((n) => n >= 0);
+  if (types.has("string") && schema.type !== undefined) {
+    found.push(
+      ...around(schema.minLength as number | undefined, schema.maxLength as number | undefined).map((n) =>
+        "a".repeat(n),
+      ),
+    );
+  }
+  if ((types.has("integer") || types.has("number")) && schema.type !== undefined) {
+    for (const bound of [schema.minimum, schema.maximum]) {
+      if (typeof bound === "number") found.push(bound - 1, bound, bound + 1);
+    }
+  }
+  if (types.has("array") && schema.type !== undefined) {
+    const item: Value =
+      Array.isArray(context.current) && context.current.length > 0 ? (context.current[0] as Value) : "item";
+    for (const count of around(schema.minItems as number | undefined, schema.maxItems as number | undefined)) {
+      found.push(Array.from({ length: count }, () => structuredClone(item)));
+    }
+  }
+  if (types.has("object") && schema.maxProperties !== undefined) {
+    const max = schema.maxProperties as number;
+    for (const count of [max, max + 1]) {
+      found.push(Object.fromEntries(Array.from({ length: count }, (_, i) => [`key${i}`, "value"])));
+    }
+  }
+  return found;
 }
 
 /** Values at and beyond the limits of a schema that is not a union. */
@@ -119,10 +162,13 @@ function enumValues(schema: SchemaObject): fc.Arbitrary<Value> {
 function stringLimits(schema: SchemaObject): fc.Arbitrary<Value> {
   const min = (schema.minLength as number | undefined) ?? 0;
   const max = schema.maxLength as number | undefined;
-  const lengths = [0, 1, min - 1, min, min + 1, ...(max === undefined ? [1000] : [max - 1, max, max + 1, max * 2])];
+  const beyond = max === undefined ? [] : [max - 1, max, max + 1, ...(max * 2 <= LONG ? [max * 2] : [])];
+  const lengths = [0, 1, min - 1, min, min + 1, ...(max === undefined ? [1000] : beyond)];
   const sized = fc
     .tuple(fc.constantFrom(...new Set(lengths.filter((n) => n >= 0))), fc.constantFrom(...FILL))
-    .map(([length, fill]) => fill.repeat(length));
+    // Past a million characters only one-byte text: a field limited to 32 MiB (span content) would otherwise
+    // make bodies of over 100 MB, slow to build and send, and refused by the body limit all the same.
+    .map(([length, fill]) => (length > LONG ? "a" : fill).repeat(length));
   const choices: fc.Arbitrary<Value>[] = [sized, fc.constantFrom(...PROTOTYPE_NAMES)];
   if (schema.pattern !== undefined) {
     choices.push(fc.constantFrom("", " ", "a b", "-", ".", "A", "0", "_", "a/b", "é", "{{x}}", "x".repeat(300)));
