@@ -39,3 +39,13 @@ it("reports every problem at once", () => {
     }
   }
 });
+
+it("reads the shutdown grace period, within its bounds", () => {
+  expect(loadServerConfig({}).shutdownGraceMs).toBe(10_000);
+  expect(loadServerConfig({ PHAROS_SHUTDOWN_GRACE_MS: "2500" }).shutdownGraceMs).toBe(2500);
+  for (const value of ["999", "600001", "2s"]) {
+    expect(() => loadServerConfig({ PHAROS_SHUTDOWN_GRACE_MS: value })).toThrow(
+      `PHAROS_SHUTDOWN_GRACE_MS must be a whole number from 1000 to 600000, not "${value}"`,
+    );
+  }
+});

@@ -52,7 +52,14 @@ export interface ServerConfig {
   /** PHAROS_SECRET_KEY; unset = the data directory's key (SQLite only: PostgreSQL requires the variable). */
   secretKey?: Buffer;
   evaluations: EvaluationConfig;
+  /**
+   * How long a stop (SIGTERM/SIGINT) may take before the process exits whatever is still pending, in ms
+   * (PHAROS_SHUTDOWN_GRACE_MS, default 10 000); see shutdown.ts.
+   */
+  shutdownGraceMs: number;
 }
+
+export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
 
 export interface EvaluationConfig {
   /** Whether this process works on evaluation runs (PHAROS_WORKER: `embedded`, the default, or `off`). */
@@ -187,9 +194,18 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
   }
 
   const evaluations = loadEvaluationConfig(env, problems);
+  const shutdownGraceMs = readWholeNumber(
+    env,
+    problems,
+    "PHAROS_SHUTDOWN_GRACE_MS",
+    1000,
+    600_000,
+    DEFAULT_SHUTDOWN_GRACE_MS,
+  );
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    shutdownGraceMs,
     rateLimits,
     rateLimitScope,
     ...(secretKey && { secretKey }),
@@ -212,21 +228,25 @@ export function loadEvaluationConfig(env: Env, problems: string[]): EvaluationCo
       problems.push(`PHAROS_WORKER must be embedded or off, not "${worker}"`);
     config.embeddedWorker = worker === "embedded";
   }
-  const integer = (name: string, min: number, max: number, fallback: number) => {
-    const text = read(env, name);
-    if (text === undefined) return fallback;
-    const value = Number(text);
-    if (!/^\d+$/.test(text) || value < min || value > max) {
-      problems.push(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
-      return fallback;
-    }
-    return value;
-  };
+  const integer = (name: string, min: number, max: number, fallback: number) =>
+    readWholeNumber(env, problems, name, min, max, fallback);
   config.concurrency = integer("PHAROS_EVALUATION_CONCURRENCY", 1, 100, config.concurrency);
   config.providerTimeoutMs = integer("PHAROS_PROVIDER_TIMEOUT_MS", 1000, 600_000, config.providerTimeoutMs);
   config.providerMaxRetries = integer("PHAROS_PROVIDER_MAX_RETRIES", 0, 10, config.providerMaxRetries);
   config.leaseMs = integer("PHAROS_EVALUATION_LEASE_MS", 1000, 3_600_000, config.leaseMs);
   return config;
+}
+
+/** The whole number in `name`, from `min` to `max`; `fallback` when unset or invalid (a problem is appended). */
+function readWholeNumber(env: Env, problems: string[], name: string, min: number, max: number, fallback: number) {
+  const text = read(env, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^\d+$/.test(text) || value < min || value > max) {
+    problems.push(`${name} must be a whole number from ${min} to ${max}, not "${text}"`);
+    return fallback;
+  }
+  return value;
 }
 
 /** A one-line reason for a failure; connection failures to "localhost" are AggregateErrors without a message. */

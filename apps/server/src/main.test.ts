@@ -13,12 +13,14 @@ import { REPO_ROOT } from "./config.ts";
 import { createIdGenerator } from "./ids.ts";
 import { bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
 import { adminContext } from "./services/admin/workspaces.ts";
+import { EXIT_UNCLEAN } from "./shutdown.ts";
 import { openPostgresStore } from "./store/postgres.ts";
 import { postgresUrl } from "./testing/harness.ts";
 import {
   freshPostgresSchema,
   KEY_PATTERN,
   keysIn,
+  type ProcessOptions,
   type ServerProcess,
   startServer,
   tempDatabaseDir,
@@ -34,8 +36,8 @@ afterAll(async () => {
   dbs.dispose();
 });
 
-function start(env: Record<string, string>): ServerProcess {
-  const server = startServer(env);
+function start(env: Record<string, string>, options?: ProcessOptions): ServerProcess {
+  const server = startServer(env, options);
   running.add(server);
   server.exited.then(() => running.delete(server));
   return server;
@@ -214,6 +216,55 @@ describe("server process", () => {
     // Exited on its own once the answered connection fell idle, well before the 10 s grace period.
     expect(Date.now() - answered).toBeLessThan(5_000);
     expect(server.logs().some((record) => record.msg === "Stopped")).toBe(true);
+  });
+});
+
+describe("shutdown always ends", () => {
+  const GRACE_MS = 2000;
+  /** The grace period, the second the last log lines get, and room for a loaded machine. */
+  const EXIT_BOUND_MS = GRACE_MS + 1000 + 5000;
+
+  it(`exits ${EXIT_UNCLEAN} when its stdout is a pipe nobody reads, instead of waiting for a reader`, async () => {
+    const server = start(
+      { DATABASE_URL: dbs.url("stalled-stdout.db"), PHAROS_SHUTDOWN_GRACE_MS: String(GRACE_MS) },
+      { stallableStdout: true },
+    );
+    const url = await server.ready();
+    const key = keysIn(server.stdout())[0] as string;
+    server.stallStdout();
+    // It goes on answering while its access log lines wait for the pipe.
+    for (let i = 0; i < 20; i++) expect((await get(`${url}/v2/projects`, key)).status).toBe(200);
+
+    expect(await server.stop("SIGTERM", EXIT_BOUND_MS)).toEqual({ code: EXIT_UNCLEAN, signal: null });
+  });
+
+  it(`exits ${EXIT_UNCLEAN} at the end of the grace period with a request still in flight, saying what was pending`, async () => {
+    const server = start({ DATABASE_URL: dbs.url("stuck-request.db"), PHAROS_SHUTDOWN_GRACE_MS: String(GRACE_MS) });
+    const url = await server.ready();
+    const key = keysIn(server.stdout())[0] as string;
+    // An upload that never ends: the server has its headers (it answered 100 Continue) and waits for the body.
+    const request = http.request(`${url}/v2/projects`, {
+      method: "POST",
+      headers: {
+        Authorization: `Bearer ${key}`,
+        "Content-Type": "application/json",
+        "Content-Length": 1000,
+        Expect: "100-continue",
+      },
+    });
+    const cut = new Promise<string>((resolve) =>
+      request.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message)),
+    );
+    const accepted = new Promise<void>((resolve) => request.once("continue", resolve));
+    request.flushHeaders();
+    await accepted;
+    request.write('{"title":');
+
+    expect(await server.stop("SIGTERM", EXIT_BOUND_MS)).toEqual({ code: EXIT_UNCLEAN, signal: null });
+    expect(await cut).toBe("ECONNRESET");
+    const warning = server.logs().find((record) => record.pending !== undefined);
+    expect(warning?.pending).toEqual(["requests in flight"]);
+    expect(server.logs().some((record) => record.msg === "Stopped")).toBe(false);
   });
 });
 

@@ -1,14 +1,15 @@
 /**
  * The server process (`pnpm start`): configuration from the environment → open the database and migrate →
  * first-start bootstrap → serve on PORT, access logs as JSON lines on stdout → on SIGTERM/SIGINT stop
- * accepting connections, let in-flight requests finish (at most SHUTDOWN_GRACE_MS), close the database, exit 0.
+ * accepting connections, let in-flight requests finish, close the database and exit 0, all within the grace
+ * period (PHAROS_SHUTDOWN_GRACE_MS); past it, exit EXIT_UNCLEAN whatever is still pending (shutdown.ts).
  * A failure to start is one message on stderr and exit code 1.
  */
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { setFlagsFromString } from "node:v8";
 import { createAdaptorServer } from "@hono/node-server";
-import pino, { type Logger } from "pino";
+import type { Logger } from "pino";
 import { createApp } from "./app.ts";
 import {
   ConfigError,
@@ -23,11 +24,10 @@ import { createSecretBox, type SecretBox, verifySecretKey } from "./secrets/secr
 import { configuredSecretKey } from "./secrets/secret-key.ts";
 import { type BootstrapResult, bootstrapIfEmpty } from "./services/admin/bootstrap.ts";
 import { adminContext } from "./services/admin/workspaces.ts";
+import { exitAfter, LOG_FLUSH_MS, type ProcessLog, processLog, workGrace } from "./shutdown.ts";
 import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/store.ts";
 import { EvaluationWorker } from "./worker/evaluation-worker.ts";
-
-const SHUTDOWN_GRACE_MS = 10_000;
 
 class StartError extends Error {}
 
@@ -116,10 +116,15 @@ function publicUrl(config: ServerConfig, address: AddressInfo): string {
   return `http://${host}:${address.port}`;
 }
 
+/** The process's log once the configuration is read, for a failed start to flush as well. */
+let openedLog: ProcessLog | undefined;
+
 async function main(): Promise<void> {
   limitHeapGrowth();
   const config = loadServerConfig(process.env);
-  const logger = pino({ level: config.logLevel });
+  const log = processLog(config.logLevel);
+  openedLog = log;
+  const { logger } = log;
   const store = await openDatabase(config);
 
   let result: BootstrapResult;
@@ -180,37 +185,47 @@ async function main(): Promise<void> {
   );
 
   let stopping = false;
-  const stop = async (signal: NodeJS.Signals) => {
+  const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
     stopping = true;
+    const graceMs = config.shutdownGraceMs;
     const closed = new Promise<void>((resolve) => server.close(() => resolve()));
     logger.info(
       { signal },
-      `${signal}: shutting down — no new connections; in-flight requests get up to ${SHUTDOWN_GRACE_MS / 1000} s`,
+      `${signal}: shutting down — no new connections; in-flight requests get up to ${graceMs / 1000} s`,
     );
-    // Keep-alive connections are dropped as soon as they fall idle, not at the end of their keep-alive timeout.
-    const idle = setInterval(() => server.closeIdleConnections(), 50);
-    const deadline = setTimeout(() => {
-      logger.warn("Grace period over: closing the connections still open");
-      server.closeAllConnections();
-    }, SHUTDOWN_GRACE_MS);
-    server.closeIdleConnections();
-    await Promise.all([closed, config.evaluations.embeddedWorker && worker.stop(SHUTDOWN_GRACE_MS)]);
-    clearInterval(idle);
-    clearTimeout(deadline);
-    await store.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
-    logger.info("Stopped");
-    process.exit(0);
+    void exitAfter(log, graceMs, async (track) => {
+      // Keep-alive connections are dropped as soon as they fall idle, not at the end of their keep-alive timeout.
+      const idle = setInterval(() => server.closeIdleConnections(), 50);
+      server.closeIdleConnections();
+      await Promise.all([
+        track("requests in flight", closed),
+        config.evaluations.embeddedWorker && track("evaluation rows in flight", worker.stop(workGrace(graceMs))),
+      ]);
+      clearInterval(idle);
+      try {
+        await track("the database close", store.close());
+      } catch (error) {
+        logger.error({ err: error }, "closing the database failed");
+        return false;
+      }
+      logger.info("Stopped");
+      return true;
+    });
   };
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
 }
 
-main().catch((error) => {
+main().catch(async (error) => {
   if (error instanceof ConfigError || error instanceof StartError) {
     process.stderr.write(`pharos: ${error.message}\n`);
   } else {
     process.stderr.write(`pharos: failed to start: ${describeError(error)}\n${(error as Error)?.stack ?? ""}\n`);
+  }
+  if (openedLog) {
+    await openedLog.flush(LOG_FLUSH_MS);
+    openedLog.discard();
   }
   process.exit(1);
 });

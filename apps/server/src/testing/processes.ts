@@ -4,9 +4,10 @@
  * the `tsx` command: the command runs the script in a child process of its own, so a signal sent to it
  * arrives second-hand and a SIGKILL would leave that child running.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { type ChildProcess, execFileSync, spawn } from "node:child_process";
+import { closeSync, constants, mkdtempSync, openSync, rmSync, writeSync } from "node:fs";
 import { createRequire } from "node:module";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -62,6 +63,16 @@ export interface ServerProcess {
   exited: Promise<Exit>;
   /** Sends `signal` (default SIGTERM) and waits for the exit. */
   stop(signal?: NodeJS.Signals, timeoutMs?: number): Promise<Exit>;
+  /**
+   * Stops reading the process's stdout and fills the pipe, so that its next writes find it full, as when its
+   * parent died with the pipe still open. Needs `{ stallableStdout: true }`.
+   */
+  stallStdout(): void;
+}
+
+export interface ProcessOptions {
+  /** stdout through a named pipe the test can fill (`stallStdout`), instead of an anonymous pipe. */
+  stallableStdout?: boolean;
 }
 
 const withTimeout = <T>(promise: Promise<T>, ms: number, what: string, context: () => string) =>
@@ -80,8 +91,8 @@ const withTimeout = <T>(promise: Promise<T>, ms: number, what: string, context: 
   });
 
 /** Starts `src/main.ts` on a free loopback port (PORT=0) with `env` added. */
-export function startServer(env: Record<string, string>): ServerProcess {
-  return startProcess(runTs("src/main.ts"), { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env });
+export function startServer(env: Record<string, string>, options: ProcessOptions = {}): ServerProcess {
+  return startProcess(runTs("src/main.ts"), { PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", ...env }, options);
 }
 
 /** Starts a built server (`node <dir>/main.js`, see scripts/build.ts) on a free loopback port with `env` added. */
@@ -90,8 +101,12 @@ export function startBuiltServer(mainJs: string, env: Record<string, string>): S
 }
 
 /** Starts `pharos worker …args` with `env` added; `ready()` resolves with its worker id once it runs. */
-export function startWorkerProcess(env: Record<string, string>, args: string[] = []): ServerProcess {
-  const worker = startProcess(runTs("src/cli/main.ts", ["worker", ...args]), { LOG_LEVEL: "info", ...env });
+export function startWorkerProcess(
+  env: Record<string, string>,
+  args: string[] = [],
+  options: ProcessOptions = {},
+): ServerProcess {
+  const worker = startProcess(runTs("src/cli/main.ts", ["worker", ...args]), { LOG_LEVEL: "info", ...env }, options);
   return {
     ...worker,
     ready: async (timeoutMs) =>
@@ -99,16 +114,52 @@ export function startWorkerProcess(env: Record<string, string>, args: string[] =
   };
 }
 
-function startProcess(args: string[], env: Record<string, string>): ServerProcess {
+/**
+ * A named pipe for a child's stdout: the test reads it until `stall()`, which stops reading and fills it. A second
+ * reader that never reads stays open meanwhile, so that the child's writes find the pipe full rather than closed.
+ */
+function stallablePipe() {
+  const dir = mkdtempSync(join(tmpdir(), "pharos-stdout-"));
+  const path = join(dir, "stdout");
+  execFileSync("mkfifo", [path]);
+  const { O_RDONLY, O_WRONLY, O_NONBLOCK } = constants;
+  const idleReader = openSync(path, O_RDONLY | O_NONBLOCK);
+  const reader = new net.Socket({ fd: openSync(path, O_RDONLY | O_NONBLOCK), readable: true, writable: false });
+  const childEnd = openSync(path, O_WRONLY | O_NONBLOCK);
+  return {
+    childEnd,
+    reader,
+    stall() {
+      reader.destroy();
+      const filler = openSync(path, O_WRONLY | O_NONBLOCK);
+      try {
+        for (;;) writeSync(filler, Buffer.alloc(64 * 1024, "x"));
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "EAGAIN") throw error;
+      } finally {
+        closeSync(filler);
+      }
+    },
+    dispose() {
+      reader.destroy();
+      closeSync(idleReader);
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function startProcess(args: string[], env: Record<string, string>, options: ProcessOptions = {}): ServerProcess {
+  const pipe = options.stallableStdout ? stallablePipe() : undefined;
   const child = spawn(process.execPath, args, {
     cwd: SERVER_DIR,
     env: baseEnv(env),
-    stdio: ["ignore", "pipe", "pipe"],
+    stdio: ["ignore", pipe ? pipe.childEnd : "pipe", "pipe"],
   });
+  if (pipe) closeSync(pipe.childEnd);
   let out = "";
   let err = "";
   const listeners = new Set<() => void>();
-  child.stdout?.on("data", (chunk: Buffer) => {
+  (pipe?.reader ?? child.stdout)?.on("data", (chunk: Buffer) => {
     out += chunk.toString("utf8");
     for (const listener of listeners) listener();
   });
@@ -116,6 +167,7 @@ function startProcess(args: string[], env: Record<string, string>): ServerProces
     err += chunk.toString("utf8");
   });
   const exited = new Promise<Exit>((resolve) => child.once("exit", (code, signal) => resolve({ code, signal })));
+  if (pipe) void exited.then(() => pipe.dispose());
   const context = () => `--- stdout ---\n${out}--- stderr ---\n${err}`;
 
   const logs = () =>
@@ -154,6 +206,10 @@ function startProcess(args: string[], env: Record<string, string>): ServerProces
     async stop(signal = "SIGTERM", timeoutMs = 15_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return withTimeout(exited, timeoutMs, `the exit after ${signal}`, context);
+    },
+    stallStdout() {
+      if (!pipe) throw new Error("stallStdout() needs a process started with { stallableStdout: true }");
+      pipe.stall();
     },
   };
 }

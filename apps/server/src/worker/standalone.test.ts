@@ -1,6 +1,11 @@
-/** `pharos worker` as an operator meets it: its help, and the configurations it refuses before starting. */
+/**
+ * `pharos worker` as an operator meets it: its help, the configurations it refuses before starting, and a stop
+ * that ends even when stdout takes nothing.
+ */
 import { describe, expect, it } from "vitest";
-import { runCliProcess, tempDatabaseDir } from "../testing/processes.ts";
+import { EXIT_UNCLEAN } from "../shutdown.ts";
+import { postgresUrl } from "../testing/harness.ts";
+import { freshPostgresSchema, runCliProcess, startWorkerProcess, tempDatabaseDir } from "../testing/processes.ts";
 
 describe("pharos worker", () => {
   it("prints its usage with --help", async () => {
@@ -31,6 +36,25 @@ describe("pharos worker", () => {
       }
     } finally {
       files.dispose();
+    }
+  });
+});
+
+describe.runIf(postgresUrl)("pharos worker stopping [postgres]", () => {
+  it(`exits ${EXIT_UNCLEAN} after SIGTERM when its stdout is a pipe nobody reads, instead of waiting for a reader`, async () => {
+    const database = await freshPostgresSchema(postgresUrl as string);
+    const graceMs = 2000;
+    const worker = startWorkerProcess({ DATABASE_URL: database.url, PHAROS_SHUTDOWN_GRACE_MS: String(graceMs) }, [], {
+      stallableStdout: true,
+    });
+    try {
+      await worker.ready();
+      worker.stallStdout();
+      // The grace period, the second the last log lines get, and room for a loaded machine.
+      expect(await worker.stop("SIGTERM", graceMs + 1000 + 5000)).toEqual({ code: EXIT_UNCLEAN, signal: null });
+    } finally {
+      await worker.stop("SIGKILL").catch(() => {});
+      await database.dispose();
     }
   });
 });

@@ -2,14 +2,15 @@
  * `pnpm pharos worker`: a process that only executes evaluation runs, beside servers started with
  * PHAROS_WORKER=off (or as well as their embedded workers). Run any number of them against one PostgreSQL
  * database; SQLite has the server's embedded worker instead. SIGTERM/SIGINT: stop claiming, finish or give
- * back the rows in flight, exit 0.
+ * back the rows in flight and exit 0, within the grace period (PHAROS_SHUTDOWN_GRACE_MS); past it, exit
+ * EXIT_UNCLEAN whatever is still pending (shutdown.ts).
  */
 import { parseArgs } from "node:util";
-import pino from "pino";
 import { ConfigError, describeError, loadServerConfig, REPO_ROOT, redactDatabaseUrl } from "../config.ts";
 import { createIdGenerator } from "../ids.ts";
 import { createSecretBox, verifySecretKey } from "../secrets/secret-box.ts";
 import { configuredSecretKey } from "../secrets/secret-key.ts";
+import { exitAfter, processLog, workGrace } from "../shutdown.ts";
 import { openStore } from "../store/open-store.ts";
 import { EvaluationWorker } from "./evaluation-worker.ts";
 
@@ -25,7 +26,10 @@ interface Io {
   stderr(text: string): void;
 }
 
-/** Runs until a stop signal; returns the exit code (2 bad arguments, 1 cannot start). */
+/**
+ * Runs until a stop signal and then ends the process (exit code 0, or EXIT_UNCLEAN); returns an exit code only
+ * when the worker does not start (2 bad arguments, 1 cannot start).
+ */
 export async function runWorkerCommand(args: readonly string[], io: Io): Promise<number> {
   let concurrencyText: string | undefined;
   try {
@@ -61,7 +65,8 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
     return 1;
   }
 
-  const logger = pino({ level: config.logLevel });
+  const log = processLog(config.logLevel);
+  const { logger } = log;
   const store = openStore(config.databaseUrl);
   let worker: EvaluationWorker;
   try {
@@ -96,8 +101,15 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   logger.info({ signal }, `${signal}: stopping — no new rows; rows in flight finish or are given back`);
-  await worker.stop();
-  await store.close().catch((error) => logger.error({ err: error }, "closing the database failed"));
-  logger.info({ recordedRows: worker.recordedRows }, `Stopped after recording ${worker.recordedRows} rows`);
-  return 0;
+  return exitAfter(log, config.shutdownGraceMs, async (track) => {
+    await track("evaluation rows in flight", worker.stop(workGrace(config.shutdownGraceMs)));
+    try {
+      await track("the database close", store.close());
+    } catch (error) {
+      logger.error({ err: error }, "closing the database failed");
+      return false;
+    }
+    logger.info({ recordedRows: worker.recordedRows }, `Stopped after recording ${worker.recordedRows} rows`);
+    return true;
+  });
 }
