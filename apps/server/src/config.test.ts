@@ -49,3 +49,27 @@ it("reads the shutdown grace period, within its bounds", () => {
     );
   }
 });
+
+it("reads the HTTP timeouts; the headers may not take longer than the whole request", () => {
+  expect(loadServerConfig({}).http).toEqual({
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 60_000,
+    keepAliveTimeoutMs: 5_000,
+  });
+  const env = {
+    PHAROS_HEADERS_TIMEOUT_MS: "2000",
+    PHAROS_REQUEST_TIMEOUT_MS: "3000",
+    PHAROS_KEEP_ALIVE_TIMEOUT_MS: "65000",
+  };
+  expect(loadServerConfig(env).http).toEqual({
+    headersTimeoutMs: 2000,
+    requestTimeoutMs: 3000,
+    keepAliveTimeoutMs: 65_000,
+  });
+  expect(() => loadServerConfig({ PHAROS_HEADERS_TIMEOUT_MS: "5000", PHAROS_REQUEST_TIMEOUT_MS: "4000" })).toThrow(
+    "PHAROS_HEADERS_TIMEOUT_MS (5000) may not exceed PHAROS_REQUEST_TIMEOUT_MS (4000)",
+  );
+  expect(() => loadServerConfig({ PHAROS_KEEP_ALIVE_TIMEOUT_MS: "0" })).toThrow(
+    'PHAROS_KEEP_ALIVE_TIMEOUT_MS must be a whole number from 1000 to 600000, not "0"',
+  );
+});

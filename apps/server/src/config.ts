@@ -57,9 +57,30 @@ export interface ServerConfig {
    * (PHAROS_SHUTDOWN_GRACE_MS, default 10 000); see shutdown.ts.
    */
   shutdownGraceMs: number;
+  http: HttpTimeouts;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+
+/** Limits on how long a client may take (main.ts gives them to Node's HTTP server). */
+export interface HttpTimeouts {
+  /** To send the request's headers (PHAROS_HEADERS_TIMEOUT_MS): a client trickling them is cut off. */
+  headersTimeoutMs: number;
+  /** To send the whole request, body included (PHAROS_REQUEST_TIMEOUT_MS): at least `headersTimeoutMs`. */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection stays open (PHAROS_KEEP_ALIVE_TIMEOUT_MS). */
+  keepAliveTimeoutMs: number;
+}
+
+/**
+ * Node's defaults (60 s for headers, 300 s for a request, checked every 30 s) let a client trickling bytes hold a
+ * connection for minutes. A request's headers take milliseconds; a 32 MB body at 1 MB/s takes 32 s.
+ */
+export const DEFAULT_HTTP_TIMEOUTS: HttpTimeouts = {
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 60_000,
+  keepAliveTimeoutMs: 5_000,
+};
 
 export interface EvaluationConfig {
   /** Whether this process works on evaluation runs (PHAROS_WORKER: `embedded`, the default, or `off`). */
@@ -203,9 +224,12 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
     DEFAULT_SHUTDOWN_GRACE_MS,
   );
 
+  const http = loadHttpTimeouts(env, problems);
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     shutdownGraceMs,
+    http,
     rateLimits,
     rateLimitScope,
     ...(secretKey && { secretKey }),
@@ -235,6 +259,29 @@ export function loadEvaluationConfig(env: Env, problems: string[]): EvaluationCo
   config.providerMaxRetries = integer("PHAROS_PROVIDER_MAX_RETRIES", 0, 10, config.providerMaxRetries);
   config.leaseMs = integer("PHAROS_EVALUATION_LEASE_MS", 1000, 3_600_000, config.leaseMs);
   return config;
+}
+
+function loadHttpTimeouts(env: Env, problems: string[]): HttpTimeouts {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs } = DEFAULT_HTTP_TIMEOUTS;
+  const timeouts = {
+    headersTimeoutMs: readWholeNumber(env, problems, "PHAROS_HEADERS_TIMEOUT_MS", 1000, 600_000, headersTimeoutMs),
+    requestTimeoutMs: readWholeNumber(env, problems, "PHAROS_REQUEST_TIMEOUT_MS", 1000, 3_600_000, requestTimeoutMs),
+    keepAliveTimeoutMs: readWholeNumber(
+      env,
+      problems,
+      "PHAROS_KEEP_ALIVE_TIMEOUT_MS",
+      1000,
+      600_000,
+      keepAliveTimeoutMs,
+    ),
+  };
+  // Node refuses a headers timeout longer than the request timeout, which covers the headers too.
+  if (timeouts.headersTimeoutMs > timeouts.requestTimeoutMs) {
+    problems.push(
+      `PHAROS_HEADERS_TIMEOUT_MS (${timeouts.headersTimeoutMs}) may not exceed PHAROS_REQUEST_TIMEOUT_MS (${timeouts.requestTimeoutMs})`,
+    );
+  }
+  return timeouts;
 }
 
 /** The whole number in `name`, from `min` to `max`; `fallback` when unset or invalid (a problem is appended). */

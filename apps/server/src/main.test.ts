@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import http from "node:http";
 import net from "node:net";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { issueKey } from "./auth/api-keys.ts";
 import { REPO_ROOT } from "./config.ts";
 import { createIdGenerator } from "./ids.ts";
@@ -216,6 +216,103 @@ describe("server process", () => {
     // Exited on its own once the answered connection fell idle, well before the 10 s grace period.
     expect(Date.now() - answered).toBeLessThan(5_000);
     expect(server.logs().some((record) => record.msg === "Stopped")).toBe(true);
+  });
+});
+
+/**
+ * Opens a raw connection, sends `head`, then `drip` every 200 ms until the server ends the connection; resolves
+ * with what the server sent. Fails after `boundMs`.
+ */
+function trickle(url: string, head: string, drip: string, boundMs: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+    let received = "";
+    const dripping = setInterval(() => socket.write(drip), 200);
+    const bound = setTimeout(() => {
+      finish();
+      reject(new Error(`the server still held the connection after ${boundMs} ms; it sent: ${received}`));
+    }, boundMs);
+    const finish = () => {
+      clearInterval(dripping);
+      clearTimeout(bound);
+      socket.destroy();
+    };
+    socket.setEncoding("utf8");
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    // A reset (the server closing while bytes still arrive) ends the connection as well as a FIN does.
+    socket.on("error", () => {});
+    socket.once("close", () => {
+      finish();
+      resolve(received);
+    });
+    socket.write(head);
+  });
+}
+
+describe("slow clients", () => {
+  let server: ServerProcess;
+  let url: string;
+  let key: string;
+  beforeAll(async () => {
+    server = start({
+      DATABASE_URL: dbs.url("slow-clients.db"),
+      PHAROS_HEADERS_TIMEOUT_MS: "1000",
+      PHAROS_REQUEST_TIMEOUT_MS: "2000",
+      PHAROS_KEEP_ALIVE_TIMEOUT_MS: "1000",
+    });
+    url = await server.ready();
+    key = keysIn(server.stdout())[0] as string;
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  // The request timeout, the second between Node's checks of its connections, and room for a loaded machine.
+  const BOUND_MS = 2000 + 1000 + 5000;
+
+  it("cuts off a client that trickles its headers, answering 408, while other requests are served", async () => {
+    const cut = trickle(url, "GET /v2/projects HTTP/1.1\r\nHost: pharos\r\n", "X-Slow: a\r\n", BOUND_MS);
+    for (let i = 0; i < 5; i++) {
+      expect((await get(`${url}/v2/projects`, key)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await cut).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect((await get(`${url}/v2/projects`, key)).status).toBe(200);
+  });
+
+  it("cuts off a client that trickles its body, answering 408, while other requests are served", async () => {
+    const head = [
+      "POST /v2/projects HTTP/1.1",
+      "Host: pharos",
+      `Authorization: Bearer ${key}`,
+      "Content-Type: application/json",
+      "Content-Length: 100000",
+      "",
+      '{"title":"',
+    ].join("\r\n");
+    const cut = trickle(url, head, "a", BOUND_MS);
+    for (let i = 0; i < 5; i++) {
+      expect((await get(`${url}/v2/projects`, key)).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(await cut).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+    expect((await get(`${url}/v2/projects`, key)).status).toBe(200);
+  });
+
+  it("closes a keep-alive connection idle for PHAROS_KEEP_ALIVE_TIMEOUT_MS (Node's default would keep it 5 s)", async () => {
+    const socket = net.connect(Number(new URL(url).port), "127.0.0.1");
+    socket.setEncoding("utf8");
+    let received = "";
+    socket.on("data", (chunk: string) => {
+      received += chunk;
+    });
+    const closed = new Promise<void>((resolve) => socket.once("close", () => resolve()));
+    socket.write("GET /v2/openapi.json HTTP/1.1\r\nHost: pharos\r\nConnection: keep-alive\r\n\r\n");
+    // Bounded below Node's default of 5 s.
+    const bound = new Promise<string>((resolve) => setTimeout(() => resolve("still open"), 4000).unref());
+    expect(await Promise.race([closed.then(() => "closed"), bound])).toBe("closed");
+    expect(received).toMatch(/^HTTP\/1\.1 200 OK\r\n/);
   });
 });
 

@@ -31,6 +31,9 @@ import { EvaluationWorker } from "./worker/evaluation-worker.ts";
 
 class StartError extends Error {}
 
+/** How often the HTTP server checks its connections against the headers and request timeouts. */
+const TIMEOUT_CHECK_MS = 1000;
+
 /**
  * V8 lets the old generation grow to about four times what survived its last full collection. Log writes keep
  * requests in flight across young collections, so their garbage is promoted: under 50 concurrent writers the
@@ -161,7 +164,17 @@ async function main(): Promise<void> {
     secrets,
     wakeWorkers: () => worker.wake(),
   });
-  const server = createAdaptorServer({ fetch: app.fetch, hostname: config.host }) as Server;
+  const server = createAdaptorServer({
+    fetch: app.fetch,
+    hostname: config.host,
+    serverOptions: {
+      headersTimeout: config.http.headersTimeoutMs,
+      requestTimeout: config.http.requestTimeoutMs,
+      keepAliveTimeout: config.http.keepAliveTimeoutMs,
+      // How often Node looks for connections over those timeouts (30 s by default): a cut comes at most this late.
+      connectionsCheckingInterval: TIMEOUT_CHECK_MS,
+    },
+  }) as Server;
   let address: AddressInfo;
   try {
     address = await listen(server, config);
