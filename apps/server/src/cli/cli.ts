@@ -1,14 +1,18 @@
 /**
- * `pnpm pharos <command>`: workspaces and API keys of the database DATABASE_URL names (as the server).
+ * `pnpm pharos <command>`: workspaces and API keys of the database DATABASE_URL names (as the server), and
+ * online backups of a SQLite database.
  * The result goes to stdout (an id, a key, a table, or JSON with --json) and commentary to stderr, so
  * `KEY=$(pnpm -s pharos keys create --workspace …)` captures just the key. Exit codes: 0 done, 1 failed
  * (unknown id, database error), 2 bad arguments.
  */
+import { existsSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
 import { type ParseArgsConfig, parseArgs } from "node:util";
 import { issueKey, parseKey } from "../auth/api-keys.ts";
 import { ROLES, type Role } from "../auth/roles.ts";
-import { ConfigError, describeError, redactDatabaseUrl, resolveDatabaseUrl } from "../config.ts";
+import { ConfigError, describeError, REPO_ROOT, redactDatabaseUrl, resolveDatabaseUrl } from "../config.ts";
 import { createIdGenerator } from "../ids.ts";
+import { SECRET_KEY_FILE } from "../secrets/secret-key.ts";
 import { BOOTSTRAP_PROJECT_TITLE } from "../services/admin/bootstrap.ts";
 import { getApiKey, getWorkspace, projectIdsInWorkspace } from "../services/admin/lookups.ts";
 import {
@@ -21,6 +25,7 @@ import {
   revokeApiKey,
 } from "../services/admin/workspaces.ts";
 import { openStore } from "../store/open-store.ts";
+import { backupSqlite, type SqliteBackup } from "../store/sqlite-backup.ts";
 import type { Store } from "../store/store.ts";
 
 export interface CliIo {
@@ -49,8 +54,8 @@ interface Command {
   /** Names of the positional arguments, all required. */
   positionals?: string[];
   run?(run: { values: Values; positionals: string[]; admin: AdminContext; io: CliIo; json: boolean }): Promise<void>;
-  /** Instead of `run`, for a command that needs no database. */
-  runAlone?: (run: { io: CliIo; json: boolean }) => void;
+  /** Instead of `run`, for a command that does not work through the store (it opens what it needs, if anything). */
+  runAlone?: (run: { values: Values; positionals: string[]; io: CliIo; json: boolean }) => void | Promise<void>;
 }
 
 const COMMANDS: Record<string, Command> = {
@@ -202,6 +207,52 @@ const COMMANDS: Record<string, Command> = {
       io.stdout(json ? `${JSON.stringify({ id, key })}\n` : `${key}\n`);
     },
   },
+
+  backup: {
+    synopsis: "backup <file> [--force]",
+    summary: "Copy the SQLite database to <file>, consistently, while servers write to it; prints the file",
+    details: [
+      "<file>             a relative path is taken from the repository root, as DATABASE_URL's",
+      "--force            replace <file> when it exists",
+      "With PostgreSQL, use pg_dump and pg_restore instead (see README, Backups).",
+    ],
+    options: { force: { type: "boolean" } },
+    positionals: ["file"],
+    async runAlone({ values, positionals, io, json }) {
+      const databaseUrl = resolveDatabaseUrl(io.env.DATABASE_URL?.trim() || undefined);
+      if (!databaseUrl.startsWith("sqlite:")) {
+        throw new CommandError(
+          "backs up SQLite databases; with PostgreSQL use its own tools: " +
+            'pg_dump --format=custom --file=pharos.dump "$DATABASE_URL" (restore with pg_restore, see README)',
+        );
+      }
+      const source = databaseUrl.slice("sqlite:".length);
+      if (source === ":memory:") throw new CommandError("an in-memory database has nothing to back up");
+      // As DATABASE_URL's path: `pnpm pharos` runs in apps/server, whatever directory it was typed in.
+      const target = resolve(REPO_ROOT, positionals[0] as string);
+      if (target === resolve(source)) throw new UsageError("<file> is the database itself");
+      if (existsSync(target) && values.force !== true) {
+        throw new CommandError(`${target} exists; pass --force to replace it`);
+      }
+      let copy: SqliteBackup;
+      try {
+        copy = await backupSqlite(source, target);
+      } catch (error) {
+        throw new CommandError(`cannot back up ${source} to ${target}: ${describeError(error)}`);
+      }
+      if (json) return io.stdout(`${JSON.stringify({ source, target, ...copy })}\n`);
+      const megabytes = (copy.bytes / (1024 * 1024)).toFixed(1);
+      io.stderr(
+        `Backed up ${source} to ${target}: ${copy.pages.toLocaleString("en")} pages, ${megabytes} MB, ` +
+          `a consistent copy as of ${iso(copy.at)}.\n`,
+      );
+      const key = join(dirname(source), SECRET_KEY_FILE);
+      if (!io.env.PHAROS_SECRET_KEY?.trim() && existsSync(key)) {
+        io.stderr(`Keep ${key} with it: provider credentials in the copy are encrypted with that key.\n`);
+      }
+      io.stdout(`${target}\n`);
+    },
+  },
 };
 
 const COMMON_OPTIONS: Options = {
@@ -219,7 +270,7 @@ function generalUsage(): string {
   return [
     "Usage: pharos <command> [options]",
     "",
-    "Manages the workspaces and API keys of the database DATABASE_URL names, as the server does",
+    "Manages the workspaces and API keys of the database DATABASE_URL names, as the server does, and backs it up",
     "(default sqlite:./data/pharos.db; relative paths are resolved against the repository root).",
     "",
     "Commands:",
@@ -299,8 +350,10 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     (group === undefined ? io.stderr : io.stdout)(generalUsage());
     return group === undefined ? 2 : 0;
   }
-  const name = `${group} ${verb ?? ""}`.trim();
-  // Own commands only: `pharos constructor` must not find what every object inherits.
+  // One word (`backup <file>`) or a group and a verb (`keys create`). Own commands only: `pharos constructor`
+  // must not find what every object inherits.
+  const words = Object.hasOwn(COMMANDS, group) ? 1 : 2;
+  const name = words === 1 ? group : `${group} ${verb ?? ""}`.trim();
   const command = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!command) {
     const groupKnown = Object.keys(COMMANDS).some((key) => key.startsWith(`${group} `));
@@ -319,7 +372,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
     let parsed: { values: Values; positionals: string[] };
     try {
       parsed = parseArgs({
-        args: argv.slice(2) as string[],
+        args: argv.slice(words) as string[],
         options: { ...command.options, ...COMMON_OPTIONS },
         allowPositionals: true,
         strict: true,
@@ -345,7 +398,7 @@ export async function runCli(argv: readonly string[], io: CliIo): Promise<number
 
     const json = parsed.values.json === true;
     if (command.runAlone) {
-      command.runAlone({ io, json });
+      await command.runAlone({ ...parsed, io, json });
       return 0;
     }
     store = await openDatabase(io.env);
