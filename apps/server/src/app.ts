@@ -1,6 +1,6 @@
 /**
  * The Pharos app, composed in one place. Middleware order: request id → access log → (for /v2) body limit →
- * authentication → routes (role check, rate limit, validation, handler) → one onError.
+ * (log writes) overload → authentication → routes (role check, rate limit, validation, handler) → one onError.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
@@ -38,7 +38,7 @@ export interface AppOptions {
   rateLimits?: Partial<RateLimits>;
   /** Where requests are counted; default `shared`: the store's counters, which replicas share on PostgreSQL. */
   rateLimitScope?: RateLimitScope;
-  /** Group commit of log writes: the batching window (ms) and the most jobs per batch. */
+  /** Group commit of log writes: the batching window (ms), the most jobs per batch, and the bounds of the queue. */
   logWriteBatch?: Partial<WriteBatcherOptions>;
   /** Seals provider credentials; default: a random key for this process only (tests). */
   secrets?: SecretBox;
@@ -70,6 +70,18 @@ export async function createApp(options: AppOptions) {
   const logWrites = new WriteBatcher(options.store, options.logWriteBatch);
   const secrets = options.secrets ?? createSecretBox(randomBytes(32));
   const readCache = new ReadCache(() => options.store.readCacheGeneration());
+  // Log writes wait for their turn (or are refused) before anything costly: before their bodies are parsed and
+  // before authentication, which reads the database's cache generation (ADR 0010).
+  for (const path of ["/logs/trace", "/logs/span"]) {
+    api.use(path, async (_, next) => {
+      const release = await logWrites.admit();
+      try {
+        await next();
+      } finally {
+        release();
+      }
+    });
+  }
   api.use(
     "*",
     authenticate({

@@ -73,3 +73,15 @@ it("reads the HTTP timeouts; the headers may not take longer than the whole requ
     'PHAROS_KEEP_ALIVE_TIMEOUT_MS must be a whole number from 1000 to 600000, not "0"',
   );
 });
+
+it("reads the bounds of the log write queue", () => {
+  expect(loadServerConfig({}).logWriteQueue).toEqual({ maxPendingWrites: 256, maxPendingBytes: 64 * 1024 * 1024 });
+  const env = { PHAROS_LOG_WRITE_QUEUE_WRITES: "1000", PHAROS_LOG_WRITE_QUEUE_MB: "8" };
+  expect(loadServerConfig(env).logWriteQueue).toEqual({ maxPendingWrites: 1000, maxPendingBytes: 8 * 1024 * 1024 });
+  expect(() => loadServerConfig({ PHAROS_LOG_WRITE_QUEUE_WRITES: "0" })).toThrow(
+    'PHAROS_LOG_WRITE_QUEUE_WRITES must be a whole number from 1 to 100000, not "0"',
+  );
+  expect(() => loadServerConfig({ PHAROS_LOG_WRITE_QUEUE_MB: "1.5" })).toThrow(
+    'PHAROS_LOG_WRITE_QUEUE_MB must be a whole number from 1 to 65536, not "1.5"',
+  );
+});

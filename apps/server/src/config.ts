@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { storedFormOfKey } from "./auth/api-keys.ts";
 import { RATE_LIMIT_SCOPES, type RateClass, type RateLimitScope, type RateLimits } from "./http/rate-limit.ts";
 import { parseSecretKey } from "./secrets/secret-key.ts";
+import { DEFAULT_WRITE_BATCH, type WriteBatcherOptions } from "./services/logs/write-batcher.ts";
 
 /** The directory of pnpm-workspace.yaml above this module, whether it runs from src/ or from the dist/ bundle. */
 export const REPO_ROOT = findUp(dirname(fileURLToPath(import.meta.url)), "pnpm-workspace.yaml");
@@ -58,9 +59,12 @@ export interface ServerConfig {
    */
   shutdownGraceMs: number;
   http: HttpTimeouts;
+  /** Bounds of the log writes waiting for storage (PHAROS_LOG_WRITE_QUEUE_WRITES, PHAROS_LOG_WRITE_QUEUE_MB). */
+  logWriteQueue: Pick<WriteBatcherOptions, "maxPendingWrites" | "maxPendingBytes">;
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
+const MIB = 1024 * 1024;
 
 /** Limits on how long a client may take (main.ts gives them to Node's HTTP server). */
 export interface HttpTimeouts {
@@ -225,11 +229,18 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
   );
 
   const http = loadHttpTimeouts(env, problems);
+  const { maxPendingWrites, maxPendingBytes } = DEFAULT_WRITE_BATCH;
+  const logWriteQueue = {
+    maxPendingWrites: readWholeNumber(env, problems, "PHAROS_LOG_WRITE_QUEUE_WRITES", 1, 100_000, maxPendingWrites),
+    maxPendingBytes:
+      readWholeNumber(env, problems, "PHAROS_LOG_WRITE_QUEUE_MB", 1, 65_536, maxPendingBytes / MIB) * MIB,
+  };
 
   if (problems.length > 0) throw new ConfigError(problems);
   return {
     shutdownGraceMs,
     http,
+    logWriteQueue,
     rateLimits,
     rateLimitScope,
     ...(secretKey && { secretKey }),

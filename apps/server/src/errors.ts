@@ -12,7 +12,7 @@ export class ApiError extends Error {
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
-    /** Seconds, for RATE_LIMITED. */
+    /** Seconds, for RATE_LIMITED and OVERLOADED. */
     readonly retryAfter?: number,
   ) {
     super(message);
@@ -53,3 +53,12 @@ export function tooLarge(subject: string, limitBytes: number): ApiError {
 export const conflict = (message: string) => new ApiError("CONFLICT", message);
 export const forbidden = (message = "This API key may not perform this operation.") =>
   new ApiError("FORBIDDEN", message);
+
+/** 503 OVERLOADED: the log writes waiting for storage are at their bound; nothing of this one was stored. */
+export const overloaded = (retryAfterSeconds: number) =>
+  new ApiError(
+    "OVERLOADED",
+    `The server has more log writes waiting for storage than it can hold. Nothing was stored; retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? "second" : "seconds"}.`,
+    undefined,
+    retryAfterSeconds,
+  );

@@ -316,6 +316,39 @@ describe("slow clients", () => {
   });
 });
 
+describe("overload", () => {
+  it("refuses log writes beyond PHAROS_LOG_WRITE_QUEUE_WRITES with 503 and Retry-After; stores every accepted one", async () => {
+    const server = start({ DATABASE_URL: dbs.url("overload.db"), PHAROS_LOG_WRITE_QUEUE_WRITES: "1" });
+    const url = await server.ready();
+    const key = keysIn(server.stdout())[0] as string;
+    const projectId = ((await (await get(`${url}/v2/projects`, key)).json()) as any).projects[0].id;
+    const write = (i: number) =>
+      fetch(`${url}/v2/logs/trace`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({
+          projectId,
+          trace: { name: "flood", status: "success", startedAt: 1_732_190_400_000, referenceId: `flood-${i}` },
+        }),
+      });
+    const replies = await Promise.all(Array.from({ length: 100 }, (_, i) => write(i)));
+    const refused = replies.filter((reply) => reply.status === 503);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(refused.every((reply) => reply.headers.get("Retry-After") === "1")).toBe(true);
+    const accepted = replies.flatMap((reply, i) => (reply.status === 200 ? [`flood-${i}`] : []));
+    expect(accepted.length + refused.length).toBe(100);
+    for (const referenceId of accepted) {
+      const found = await fetch(`${url}/v2/logs/traces`, {
+        method: "POST",
+        headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+        body: JSON.stringify({ projectId, referenceId }),
+      });
+      expect(((await found.json()) as any).traces, referenceId).toHaveLength(1);
+    }
+    expect(await server.stop()).toEqual({ code: 0, signal: null });
+  });
+});
+
 describe("shutdown always ends", () => {
   const GRACE_MS = 2000;
   /** The grace period, the second the last log lines get, and room for a loaded machine. */

@@ -161,6 +161,7 @@ async function main(): Promise<void> {
     docsHtmlPath: config.docsHtmlPath,
     rateLimits: config.rateLimits,
     rateLimitScope: config.rateLimitScope,
+    logWriteBatch: config.logWriteQueue,
     secrets,
     wakeWorkers: () => worker.wake(),
   });

@@ -101,6 +101,8 @@ export const UNPROVOKED_STATUSES: Record<string, string> = {
   "429":
     "the rate limits (thousands of requests per minute per workspace) are out of a test run's reach; the server's tests provoke 429 under a low limit (http/rate-limit.test.ts), the client's 429 handling is tested against a loopback server",
   "500": "a fault of the server; no valid or invalid request may cause one",
+  "503":
+    "log writes are refused only while storage commits slower than they arrive; the server's tests provoke 503 OVERLOADED with its commits held back (routes/logs/log-write-overload.test.ts)",
 };
 
 /**

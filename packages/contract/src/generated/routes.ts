@@ -738,10 +738,11 @@ export const ErrorCodeSchema = z
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMITED',
     'INTERNAL_ERROR',
+    'OVERLOADED',
   ])
   .openapi({
     description:
-      "Machine-readable error code. Each code has exactly one HTTP status:\n\n| Code | Status | When |\n|---|---|---|\n| `VALIDATION_ERROR` | 400 | malformed JSON, wrong content type, a field that breaks the schema or a rule of the operation |\n| `INVALID_CURSOR` | 400 | a cursor that is malformed, tampered with, or reused with another query |\n| `AUTHENTICATION_REQUIRED` | 401 | missing, unknown or revoked API key |\n| `FORBIDDEN` | 403 | a valid key whose role or project scope does not cover the operation |\n| `RESOURCE_NOT_FOUND` | 404 | an id that does not exist in the key's workspace (another workspace's resources look missing) |\n| `CONFLICT` | 409 | the request clashes with stored state (duplicate trace `referenceId`, cancelling a finished run, deleting a dataset still used by an evaluator) |\n| `PAYLOAD_TOO_LARGE` | 413 | request body over 32 MB, or span content over 1 MB serialized |\n| `RATE_LIMITED` | 429 | too many requests; the response carries `Retry-After` |\n| `INTERNAL_ERROR` | 500 | a fault of the server; safe to retry |\n",
+      "Machine-readable error code. Each code has exactly one HTTP status:\n\n| Code | Status | When |\n|---|---|---|\n| `VALIDATION_ERROR` | 400 | malformed JSON, wrong content type, a field that breaks the schema or a rule of the operation |\n| `INVALID_CURSOR` | 400 | a cursor that is malformed, tampered with, or reused with another query |\n| `AUTHENTICATION_REQUIRED` | 401 | missing, unknown or revoked API key |\n| `FORBIDDEN` | 403 | a valid key whose role or project scope does not cover the operation |\n| `RESOURCE_NOT_FOUND` | 404 | an id that does not exist in the key's workspace (another workspace's resources look missing) |\n| `CONFLICT` | 409 | the request clashes with stored state (duplicate trace `referenceId`, cancelling a finished run, deleting a dataset still used by an evaluator) |\n| `PAYLOAD_TOO_LARGE` | 413 | request body over 32 MB, or span content over 1 MB serialized |\n| `RATE_LIMITED` | 429 | too many requests; the response carries `Retry-After` |\n| `INTERNAL_ERROR` | 500 | a fault of the server; safe to retry |\n| `OVERLOADED` | 503 | log writes arrive faster than storage commits them; nothing was stored, the response carries `Retry-After` |\n",
     examples: ['VALIDATION_ERROR'],
   })
   .openapi('ErrorCode')
@@ -5436,6 +5437,27 @@ export const ConflictResponse = {
   },
 }
 
+export const OverloadedResponse = {
+  description:
+    "OVERLOADED: log writes are arriving faster than storage commits them and the server's queue of writes is full. Nothing of the request was stored; retry after `Retry-After` seconds.",
+  headers: z.object({
+    'X-Request-Id': RequestIdHeaderSchema,
+    'Retry-After': RetryAfterHeaderSchema,
+  }),
+  content: {
+    'application/json': {
+      schema: ErrorSchema,
+      example: {
+        error: {
+          code: 'OVERLOADED',
+          message:
+            'The server has more log writes waiting for storage than it can hold. Nothing was stored; retry after 1 second.',
+        },
+      },
+    },
+  },
+}
+
 export const LimitParamsSchema = z.string().regex(...integerText).transform(Number)
   .pipe(z.int().min(1).max(200))
   .default(50)
@@ -8029,7 +8051,7 @@ export const postLogsTraceRoute = createRoute({
   tags: ['Logs'],
   summary: 'Create a trace, optionally with its spans',
   description:
-    "Records one execution of the application (a trace) in a project, with 0 to 1,000 of its spans, and\nreturns `200` with the new ids (`spanIds` in the order of `spans`). The trace and its spans are written\nin one transaction: either all are stored or none is. An acknowledged write is durable (committed)\nbefore the `200` is sent, so it is visible to search at once. When `trace.endedAt` is omitted it is the\nserver's current time.\n\nRules beyond the schema (each breach is `400 VALIDATION_ERROR`, with every breach listed in `details`):\n\n1. `trace.startedAt` must be strictly before `trace.endedAt` when `endedAt` is given.\n2. Each span's `startedAt` must be strictly before its `endedAt`.\n3. Every span must start at or after `trace.startedAt`.\n4. Span `referenceId`s must be unique within the request.\n5. Every `parentReferenceId` must equal the `referenceId` of another span of the same request.\n6. If any span has a `referenceId`, the trace must have a `referenceId`.\n\nAlso `400 VALIDATION_ERROR`: content that is not a valid content object (including a JSON-string\n`content` that does not parse, or an `input`/`output` that is not JSON text), and a `deploymentId` of\nanother prompt than the span's `promptId`. Other outcomes: a span `content` over 1 MB (1,048,576 bytes\nof UTF-8 JSON) or a body over 32 MB is `413 PAYLOAD_TOO_LARGE`; a `projectId`, or a span `promptId` or\n`deploymentId`, that does not exist in the project is `404 RESOURCE_NOT_FOUND`; a `trace.referenceId`\nalready used by a trace of the project is `409 CONFLICT` (so a retried request does not create a\nduplicate). When several apply, the first of 400, 413, 404, 409 is returned.\n\nThe trace's aggregates are computed on write and kept up to date by later writes: `spanIds`,\n`totalCost` (sum of the Model spans' `cost`), `totalInputTokens` and `totalOutputTokens` (sums of the\nModel spans' platform `output.tokenUsage.promptTokens` / `completionTokens`) and\n`latency = endedAt − startedAt`. A key restricted to other projects or without a role that may write\nlogs gets `403`; another workspace's project is `404`.\n",
+    "Records one execution of the application (a trace) in a project, with 0 to 1,000 of its spans, and\nreturns `200` with the new ids (`spanIds` in the order of `spans`). The trace and its spans are written\nin one transaction: either all are stored or none is. An acknowledged write is durable (committed)\nbefore the `200` is sent, so it is visible to search at once. When `trace.endedAt` is omitted it is the\nserver's current time.\n\nRules beyond the schema (each breach is `400 VALIDATION_ERROR`, with every breach listed in `details`):\n\n1. `trace.startedAt` must be strictly before `trace.endedAt` when `endedAt` is given.\n2. Each span's `startedAt` must be strictly before its `endedAt`.\n3. Every span must start at or after `trace.startedAt`.\n4. Span `referenceId`s must be unique within the request.\n5. Every `parentReferenceId` must equal the `referenceId` of another span of the same request.\n6. If any span has a `referenceId`, the trace must have a `referenceId`.\n\nAlso `400 VALIDATION_ERROR`: content that is not a valid content object (including a JSON-string\n`content` that does not parse, or an `input`/`output` that is not JSON text), and a `deploymentId` of\nanother prompt than the span's `promptId`. Other outcomes: a span `content` over 1 MB (1,048,576 bytes\nof UTF-8 JSON) or a body over 32 MB is `413 PAYLOAD_TOO_LARGE`; a `projectId`, or a span `promptId` or\n`deploymentId`, that does not exist in the project is `404 RESOURCE_NOT_FOUND`; a `trace.referenceId`\nalready used by a trace of the project is `409 CONFLICT` (so a retried request does not create a\nduplicate). When several apply, the first of 400, 413, 404, 409 is returned.\n\nWhen log writes arrive faster than storage commits them and the server's queue of writes is full, the\nwrite is refused with `503 OVERLOADED` and `Retry-After`: nothing of it is stored, so retrying it later\nis safe.\n\nThe trace's aggregates are computed on write and kept up to date by later writes: `spanIds`,\n`totalCost` (sum of the Model spans' `cost`), `totalInputTokens` and `totalOutputTokens` (sums of the\nModel spans' platform `output.tokenUsage.promptTokens` / `completionTokens`) and\n`latency = endedAt − startedAt`. A key restricted to other projects or without a role that may write\nlogs gets `403`; another workspace's project is `404`.\n",
   operationId: 'createLogTrace',
   request: {
     body: {
@@ -8111,6 +8133,7 @@ export const postLogsTraceRoute = createRoute({
     413: PayloadTooLargeResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
+    503: OverloadedResponse,
   },
 })
 
@@ -8120,7 +8143,7 @@ export const patchLogsTraceRoute = createRoute({
   tags: ['Logs'],
   summary: 'Update a trace after it was written',
   description:
-    'Changes the status, end time, attributes or tags of an existing trace, named by exactly one of\n`traceId` or `referenceId`, and returns `200` with `{"success": true}` once the change is committed.\nTypical uses: finish a `pending` trace, add user feedback later, correct a status. Any status may be\nreplaced by any other of `success`, `failure`, `pending`, `unknown`.\n\nRules (each breach is `400 VALIDATION_ERROR`): exactly one of `traceId` / `referenceId` (`null` counts\nas absent); `logTrace` has at least one field; at most 10 attribute operations and 10 tag operations;\n`value` is required for an attribute `create`; `endedAt` must be strictly after the stored `startedAt`;\nthe trace may not end up with more than 100 attributes or 100 tags. Operations are applied in order;\n`latency` is recomputed and `updatedAt` set. A `projectId` or trace not found in the project is\n`404 RESOURCE_NOT_FOUND`; a body over 32 MB is `413`. A key restricted to other projects or without a\nrole that may write logs gets `403`.\n',
+    'Changes the status, end time, attributes or tags of an existing trace, named by exactly one of\n`traceId` or `referenceId`, and returns `200` with `{"success": true}` once the change is committed.\nTypical uses: finish a `pending` trace, add user feedback later, correct a status. Any status may be\nreplaced by any other of `success`, `failure`, `pending`, `unknown`.\n\nRules (each breach is `400 VALIDATION_ERROR`): exactly one of `traceId` / `referenceId` (`null` counts\nas absent); `logTrace` has at least one field; at most 10 attribute operations and 10 tag operations;\n`value` is required for an attribute `create`; `endedAt` must be strictly after the stored `startedAt`;\nthe trace may not end up with more than 100 attributes or 100 tags. Operations are applied in order;\n`latency` is recomputed and `updatedAt` set. A `projectId` or trace not found in the project is\n`404 RESOURCE_NOT_FOUND`; a body over 32 MB is `413`. A key restricted to other projects or without a\nrole that may write logs gets `403`.\n\nWhen log writes arrive faster than storage commits them and the server\'s queue of writes is full, the\nwrite is refused with `503 OVERLOADED` and `Retry-After`: nothing of it is stored, so retrying it later\nis safe.\n',
   operationId: 'updateLogTrace',
   request: {
     body: {
@@ -8164,6 +8187,7 @@ export const patchLogsTraceRoute = createRoute({
     413: PayloadTooLargeResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
+    503: OverloadedResponse,
   },
 })
 
@@ -8173,7 +8197,7 @@ export const postLogsSpanRoute = createRoute({
   tags: ['Logs'],
   summary: 'Add a span to an existing trace',
   description:
-    "Adds one span to a trace that already exists in the project, named by `span.traceId` or\n`span.traceReferenceId`, and returns `200` with the new `spanId`. The write is durable (committed)\nbefore the `200`, and the trace's aggregates (`spanIds`, `totalCost`, `totalInputTokens`,\n`totalOutputTokens`) include the span from then on.\n\nRules:\n\n1. Either `traceId` (id of an existing trace) or `traceReferenceId` (external reference id of an\n   existing trace) must be given; neither is `400 VALIDATION_ERROR`, and when both are given they must\n   name the same trace (`400 VALIDATION_ERROR`). A trace that does not exist in the project is\n   `404 RESOURCE_NOT_FOUND`.\n2. `startedAt` must be strictly before `endedAt` (`400 VALIDATION_ERROR`).\n3. Serialized content must not exceed 1 MB (1,048,576 bytes of UTF-8 JSON): `413 PAYLOAD_TOO_LARGE`.\n4. When `promptId` is omitted, the span cannot be viewed in that prompt's monitor view nor found by a\n   span search with `promptId`.\n\nAlso: invalid content is `400 VALIDATION_ERROR` (as for createLogTrace); a `projectId`, `promptId` or\n`deploymentId` that does not exist in the project is `404`; a `referenceId` already used by another span\nof the trace, or a trace that already holds 10,000 spans, is `409 CONFLICT`. Unlike createLogTrace,\nthe span's start is not checked against the trace's, and `parentReferenceId` is not checked (the\nparent may be written later). When several apply, the first of 400, 413, 404, 409 is returned. A key\nrestricted to other projects or without a role that may write logs gets `403`.\n",
+    "Adds one span to a trace that already exists in the project, named by `span.traceId` or\n`span.traceReferenceId`, and returns `200` with the new `spanId`. The write is durable (committed)\nbefore the `200`, and the trace's aggregates (`spanIds`, `totalCost`, `totalInputTokens`,\n`totalOutputTokens`) include the span from then on.\n\nRules:\n\n1. Either `traceId` (id of an existing trace) or `traceReferenceId` (external reference id of an\n   existing trace) must be given; neither is `400 VALIDATION_ERROR`, and when both are given they must\n   name the same trace (`400 VALIDATION_ERROR`). A trace that does not exist in the project is\n   `404 RESOURCE_NOT_FOUND`.\n2. `startedAt` must be strictly before `endedAt` (`400 VALIDATION_ERROR`).\n3. Serialized content must not exceed 1 MB (1,048,576 bytes of UTF-8 JSON): `413 PAYLOAD_TOO_LARGE`.\n4. When `promptId` is omitted, the span cannot be viewed in that prompt's monitor view nor found by a\n   span search with `promptId`.\n\nAlso: invalid content is `400 VALIDATION_ERROR` (as for createLogTrace); a `projectId`, `promptId` or\n`deploymentId` that does not exist in the project is `404`; a `referenceId` already used by another span\nof the trace, or a trace that already holds 10,000 spans, is `409 CONFLICT`. Unlike createLogTrace,\nthe span's start is not checked against the trace's, and `parentReferenceId` is not checked (the\nparent may be written later). When several apply, the first of 400, 413, 404, 409 is returned. A key\nrestricted to other projects or without a role that may write logs gets `403`.\n\nWhen log writes arrive faster than storage commits them and the server's queue of writes is full, the\nwrite is refused with `503 OVERLOADED` and `Retry-After`: nothing of it is stored, so retrying it later\nis safe.\n",
   operationId: 'createLogSpan',
   request: {
     body: {
@@ -8233,6 +8257,7 @@ export const postLogsSpanRoute = createRoute({
     413: PayloadTooLargeResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
+    503: OverloadedResponse,
   },
 })
 

@@ -646,6 +646,10 @@ export type paths = {
          *     already used by a trace of the project is `409 CONFLICT` (so a retried request does not create a
          *     duplicate). When several apply, the first of 400, 413, 404, 409 is returned.
          *
+         *     When log writes arrive faster than storage commits them and the server's queue of writes is full, the
+         *     write is refused with `503 OVERLOADED` and `Retry-After`: nothing of it is stored, so retrying it later
+         *     is safe.
+         *
          *     The trace's aggregates are computed on write and kept up to date by later writes: `spanIds`,
          *     `totalCost` (sum of the Model spans' `cost`), `totalInputTokens` and `totalOutputTokens` (sums of the
          *     Model spans' platform `output.tokenUsage.promptTokens` / `completionTokens`) and
@@ -670,6 +674,10 @@ export type paths = {
          *     `latency` is recomputed and `updatedAt` set. A `projectId` or trace not found in the project is
          *     `404 RESOURCE_NOT_FOUND`; a body over 32 MB is `413`. A key restricted to other projects or without a
          *     role that may write logs gets `403`.
+         *
+         *     When log writes arrive faster than storage commits them and the server's queue of writes is full, the
+         *     write is refused with `503 OVERLOADED` and `Retry-After`: nothing of it is stored, so retrying it later
+         *     is safe.
          */
         patch: operations["updateLogTrace"];
         trace?: never;
@@ -707,6 +715,10 @@ export type paths = {
          *     the span's start is not checked against the trace's, and `parentReferenceId` is not checked (the
          *     parent may be written later). When several apply, the first of 400, 413, 404, 409 is returned. A key
          *     restricted to other projects or without a role that may write logs gets `403`.
+         *
+         *     When log writes arrive faster than storage commits them and the server's queue of writes is full, the
+         *     write is refused with `503 OVERLOADED` and `Retry-After`: nothing of it is stored, so retrying it later
+         *     is safe.
          */
         post: operations["createLogSpan"];
         delete?: never;
@@ -991,10 +1003,11 @@ export type components = {
          *     | `PAYLOAD_TOO_LARGE` | 413 | request body over 32 MB, or span content over 1 MB serialized |
          *     | `RATE_LIMITED` | 429 | too many requests; the response carries `Retry-After` |
          *     | `INTERNAL_ERROR` | 500 | a fault of the server; safe to retry |
+         *     | `OVERLOADED` | 503 | log writes arrive faster than storage commits them; nothing was stored, the response carries `Retry-After` |
          * @example VALIDATION_ERROR
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "AUTHENTICATION_REQUIRED" | "FORBIDDEN" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "AUTHENTICATION_REQUIRED" | "FORBIDDEN" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "OVERLOADED";
         /**
          * @description One problem found in the request.
          * @example {
@@ -4892,6 +4905,25 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description OVERLOADED: log writes are arriving faster than storage commits them and the server's queue of writes is full. Nothing of the request was stored; retry after `Retry-After` seconds. */
+        Overloaded: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                "Retry-After": components["headers"]["RetryAfter"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "OVERLOADED",
+                 *         "message": "The server has more log writes waiting for storage than it can hold. Nothing was stored; retry after 1 second."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
     };
     parameters: {
         /**
@@ -7924,6 +7956,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Overloaded"];
         };
     };
     updateLogTrace: {
@@ -7990,6 +8023,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Overloaded"];
         };
     };
     createLogSpan: {
@@ -8059,6 +8093,7 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+            503: components["responses"]["Overloaded"];
         };
     };
     searchLogTraces: {

@@ -5,6 +5,7 @@ import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
+import { approximateBytes } from "./write-batcher.ts";
 import { contentTooLarge, resolveWriteTarget } from "./write-checks.ts";
 
 export type CreateLogSpanResult = schemas.CreateLogSpanResponse;
@@ -72,27 +73,30 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
   const index = spanIndexRows(row, span);
 
   try {
-    await ctx.logWrites.submit(async (db) => {
-      const select = db
-        .selectFrom("logTraces")
-        .select(["spanIds", "totalCost", "totalInputTokens", "totalOutputTokens"])
-        .where("id", "=", traceId);
-      // Another replica may add a span to the same trace: hold its row until the batch commits.
-      const trace = await ctx.store.sql.locks.forUpdate(select).executeTakeFirst();
-      if (!trace) throw notFound("Trace");
-      const spanIds = fromJson<string[]>(trace.spanIds);
-      if (spanIds.length >= MAX_SPANS_PER_TRACE) {
-        throw conflict(`The trace already holds ${MAX_SPANS_PER_TRACE.toLocaleString("en")} spans, the most it may.`);
-      }
-      await ctx.store.insertRows(db, "logSpans", [row]);
-      await db
-        .updateTable("logTraces")
-        .set({ spanIds: toJson([...spanIds, row.id]), ...totalsOf([row], trace), updatedAt: now })
-        .where("id", "=", traceId)
-        .execute();
-      await ctx.store.insertRows(db, "logAttributes", index.attributes);
-      await ctx.store.insertRows(db, "logTags", index.tags);
-    });
+    await ctx.logWrites.submit(
+      async (db) => {
+        const select = db
+          .selectFrom("logTraces")
+          .select(["spanIds", "totalCost", "totalInputTokens", "totalOutputTokens"])
+          .where("id", "=", traceId);
+        // Another replica may add a span to the same trace: hold its row until the batch commits.
+        const trace = await ctx.store.sql.locks.forUpdate(select).executeTakeFirst();
+        if (!trace) throw notFound("Trace");
+        const spanIds = fromJson<string[]>(trace.spanIds);
+        if (spanIds.length >= MAX_SPANS_PER_TRACE) {
+          throw conflict(`The trace already holds ${MAX_SPANS_PER_TRACE.toLocaleString("en")} spans, the most it may.`);
+        }
+        await ctx.store.insertRows(db, "logSpans", [row]);
+        await db
+          .updateTable("logTraces")
+          .set({ spanIds: toJson([...spanIds, row.id]), ...totalsOf([row], trace), updatedAt: now })
+          .where("id", "=", traceId)
+          .execute();
+        await ctx.store.insertRows(db, "logAttributes", index.attributes);
+        await ctx.store.insertRows(db, "logTags", index.tags);
+      },
+      approximateBytes([row, index]),
+    );
   } catch (error) {
     // The only unique key a new span can clash with is its trace's span referenceIds.
     if (ctx.store.isUniqueViolation(error)) {

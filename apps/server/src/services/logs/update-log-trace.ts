@@ -4,6 +4,7 @@ import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { requireProject } from "../projects/project.ts";
 import { type Attributes, attributeRow, tagRow } from "./log-rows.ts";
+import { approximateBytes } from "./write-batcher.ts";
 
 /** A trace may hold at most this many attributes and this many tags. */
 const MAX_ATTRIBUTES = 100;
@@ -119,6 +120,6 @@ export async function updateLogTrace(ctx: ServiceContext, body: BodyOf<"updateLo
         kept.map((tag) => tagRow(owner, tag)),
       );
     }
-  });
+  }, approximateBytes(changes));
   return { success: true };
 }

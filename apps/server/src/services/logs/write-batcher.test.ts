@@ -24,7 +24,7 @@ import {
   traceBody,
   uniqueRef,
 } from "../../testing/log-write-fixtures.ts";
-import { WriteBatcher } from "./write-batcher.ts";
+import { WriteBatcher, type WriteWork } from "./write-batcher.ts";
 
 describeEachStore(
   "log writes under concurrency (group commit)",
@@ -127,6 +127,9 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
     await dispose?.();
   });
 
+  /** Submits a job whose size does not matter here. */
+  const submit = <T>(batcher: WriteBatcher, work: WriteWork<T>) => batcher.submit(work, 0);
+
   /** A job that stores one setting. */
   const put = (key: string) => async (db: Store["db"]) => {
     await db.insertInto("settings").values({ key, value: "v" }).execute();
@@ -140,14 +143,14 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   it("runs jobs submitted together in one transaction; a failing job is undone alone, the others commit", async () => {
     const batcher = new WriteBatcher(store, { windowMs: 20 });
     const settled = await Promise.allSettled([
-      batcher.submit(put("a-1")),
-      batcher.submit(async (db) => {
+      submit(batcher, put("a-1")),
+      submit(batcher, async (db) => {
         await put("a-2")(db);
         throw new Error("fails after writing");
       }),
-      batcher.submit(put("a-3")),
-      batcher.submit(put("a-1")), // a unique violation: on PostgreSQL it would abort a transaction without savepoints
-      batcher.submit(put("a-4")),
+      submit(batcher, put("a-3")),
+      submit(batcher, put("a-1")), // a unique violation: on PostgreSQL it would abort a transaction without savepoints
+      submit(batcher, put("a-4")),
     ]);
     expect(settled.map((outcome) => outcome.status)).toEqual([
       "fulfilled",
@@ -168,7 +171,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
     const settled = await Promise.allSettled([
       batcher.submitInserts(insert("g-1")),
       // Runs after the merged inserts, so it finds a row submitted after it.
-      batcher.submit(async (db) => {
+      submit(batcher, async (db) => {
         const found = await db.selectFrom("settings").select("key").where("key", "=", "g-3").executeTakeFirst();
         await put(`g-2-saw-${found?.key}`)(db);
       }),
@@ -196,7 +199,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   it("closes a batch at maxJobs; jobs arriving during a commit form the next batch", async () => {
     const batcher = new WriteBatcher(store, { windowMs: 5, maxJobs: 4 });
     const keys = Array.from({ length: 10 }, (_, i) => `b-${String(i).padStart(2, "0")}`);
-    expect(await Promise.all(keys.map((key) => batcher.submit(put(key))))).toEqual(keys);
+    expect(await Promise.all(keys.map((key) => submit(batcher, put(key))))).toEqual(keys);
     expect(batcher.stats).toMatchObject({ batches: 3, transactions: 3, jobs: 10, largestBatch: 4 });
     expect([...batcher.stats.sizes.entries()].sort()).toEqual([
       [2, 1],
@@ -208,14 +211,14 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   it("waits the window for company only while writes are concurrent; a lone writer is not delayed", async () => {
     const batcher = new WriteBatcher(store, { windowMs: 300 });
     const started = performance.now();
-    await batcher.submit(put("e-1"));
+    await submit(batcher, put("e-1"));
     expect(performance.now() - started).toBeLessThan(250);
     // Two jobs in one tick share a batch; from then on writers are concurrent and a batch waits the window,
     // so a job submitted 20 ms after another joins it.
-    await Promise.all([batcher.submit(put("e-2")), batcher.submit(put("e-3"))]);
-    const first = batcher.submit(put("e-4"));
+    await Promise.all([submit(batcher, put("e-2")), submit(batcher, put("e-3"))]);
+    const first = submit(batcher, put("e-4"));
     await new Promise((resolve) => setTimeout(resolve, 20));
-    await Promise.all([first, batcher.submit(put("e-5"))]);
+    await Promise.all([first, submit(batcher, put("e-5"))]);
     expect(batcher.stats).toMatchObject({ batches: 3, jobs: 5 });
     expect(batcher.stats.sizes.get(2)).toBe(2);
     expect(await stored("e-")).toEqual(["e-1", "e-2", "e-3", "e-4", "e-5"]);
@@ -224,14 +227,14 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   it("re-runs each job in a transaction of its own when the batch's transaction fails as a whole", async () => {
     const batcher = new WriteBatcher(store, { windowMs: 20 });
     const settled = await Promise.allSettled([
-      batcher.submit(put("c-1")),
+      submit(batcher, put("c-1")),
       // Releases the savepoint the batcher holds for it: the batch cannot go on, and alone the job fails.
-      batcher.submit(async (db) => {
+      submit(batcher, async (db) => {
         await put("c-2")(db);
         await sql`release savepoint nested`.execute(db);
         await sql`release savepoint nested`.execute(db);
       }),
-      batcher.submit(put("c-3")),
+      submit(batcher, put("c-3")),
     ]);
     expect(settled.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
     expect(await stored("c-")).toEqual(["c-1", "c-3"]);
@@ -242,8 +245,8 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
     const batcher = new WriteBatcher(store, { windowMs: 20 });
     let attempts = 0;
     const settled = await Promise.allSettled([
-      batcher.submit(put("f-1")),
-      batcher.submit(async (db) => {
+      submit(batcher, put("f-1")),
+      submit(batcher, async (db) => {
         attempts += 1;
         await put(`f-2-attempt-${attempts}`)(db);
         if (attempts === 1) throw Object.assign(new Error("deadlock detected"), { code: "40P01" });
@@ -257,7 +260,7 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
   it("acknowledges a job only once its batch is committed", async () => {
     const batcher = new WriteBatcher(store, { windowMs: 1 });
     const key = "d-1";
-    await batcher.submit(put(key));
+    await submit(batcher, put(key));
     // A new connection (PostgreSQL) or the same file after the transaction (SQLite) sees it at once.
     const visible = await store.db.selectFrom("settings").select("key").where("key", "=", key).executeTakeFirst();
     expect(visible?.key).toBe(key);

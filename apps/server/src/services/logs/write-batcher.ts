@@ -18,8 +18,19 @@
  * Everything a job can check without the database is checked before it is submitted, so batches hold only
  * work that is expected to succeed. Batches run one at a time per process: SQLite has a single writer
  * anyway, and on PostgreSQL the jobs that queue up during one commit form the next batch.
+ *
+ * What waits for storage is bounded, so that writes arriving faster than storage commits them cannot grow
+ * memory or latency without end; a write over a bound is answered 503 OVERLOADED, nothing of it stored:
+ * - by number, when a write request arrives (`admit`, before its body is parsed or its key checked): at most
+ *   `maxPendingWrites` are in progress; the next ones wait, first come first served, for up to `maxWaitMs`
+ *   and at most 4 × `maxPendingWrites` of them, and are refused beyond. Refusing at once would cost little
+ *   per request but, under clients that resend at once, as much in all as accepting: measured on
+ *   PostgreSQL, the refusals' CPU starved the commits (ADR 0010). A write that waits costs an idle socket.
+ * - by size, when its job is submitted: a job that would take the bytes (`approximateBytes`) of the jobs
+ *   waiting for storage over `maxPendingBytes` is refused; an empty queue takes a job of any size.
  */
 import type { Insertable, Kysely } from "kysely";
+import { overloaded } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { isTransientConflict } from "../../store/transactions.ts";
@@ -39,9 +50,26 @@ export interface WriteBatcherOptions {
   windowMs: number;
   /** A batch closes at this many jobs; more wait for the next batch. */
   maxJobs: number;
+  /** The most write requests in progress at once (admitted and not yet answered); more wait (`admit`). */
+  maxPendingWrites: number;
+  /** How long a write waits for its turn before it is refused, in ms. */
+  maxWaitMs: number;
+  /** The most bytes (`approximateBytes`) of the jobs waiting for storage; beyond, a job is refused. */
+  maxPendingBytes: number;
 }
 
-export const DEFAULT_WRITE_BATCH: WriteBatcherOptions = { windowMs: 2, maxJobs: 128 };
+export const DEFAULT_WRITE_BATCH: WriteBatcherOptions = {
+  windowMs: 2,
+  maxJobs: 128,
+  maxPendingWrites: 256,
+  maxWaitMs: 1000,
+  maxPendingBytes: 64 * 1024 * 1024,
+};
+
+/** Writes that may wait for their turn, per write in progress. */
+const WAITING_PER_WRITE = 4;
+/** What a refused write is told: by then the writes ahead of it have been committed (see ADR 0010). */
+const RETRY_AFTER_SECONDS = 1;
 
 /** What the batcher has done, for tests and benchmarks (a test hook; no endpoint exposes it). */
 export interface WriteBatcherStats {
@@ -59,12 +87,19 @@ export interface WriteBatcherStats {
   mergedJobs: number;
   /** Number of batches by size (jobs per batch). */
   sizes: Map<number, number>;
+  /** Writes refused because what waits for storage was at a bound. */
+  refused: number;
+  /** Writes that had to wait for their turn (`admit`). */
+  waited: number;
+  /** The most jobs, and the most bytes, that were waiting for storage at once. */
+  largestPending: { jobs: number; bytes: number };
 }
 
 interface Job {
   work: WriteWork<unknown>;
   /** The rows of an insert-only job (its `work` inserts them alone). */
   inserts?: Inserts;
+  bytes: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
 }
@@ -81,8 +116,17 @@ export class WriteBatcher {
     fallbacks: 0,
     mergedJobs: 0,
     sizes: new Map(),
+    refused: 0,
+    waited: 0,
+    largestPending: { jobs: 0, bytes: 0 },
   };
   private queue: Job[] = [];
+  /** Write requests admitted and not yet answered, and those waiting for their turn, first come first. */
+  private admitted = 0;
+  private readonly waiting: (() => void)[] = [];
+  /** Jobs submitted and not yet settled, and their bytes. */
+  private pendingJobs = 0;
+  private pendingBytes = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
   private running = false;
   /** Jobs of the previous batch: more than one means writers are concurrent, and waiting pays. */
@@ -93,24 +137,82 @@ export class WriteBatcher {
     options: Partial<WriteBatcherOptions> = {},
   ) {
     this.options = { ...DEFAULT_WRITE_BATCH, ...options };
-    if (!(this.options.maxJobs >= 1) || !(this.options.windowMs >= 0)) {
+    const { maxJobs, windowMs, maxPendingWrites, maxWaitMs, maxPendingBytes } = this.options;
+    const valid = maxJobs >= 1 && windowMs >= 0 && maxPendingWrites >= 1 && maxWaitMs >= 0 && maxPendingBytes >= 0;
+    if (!valid) {
       throw new Error(`invalid write batch options: ${JSON.stringify(this.options)}`);
     }
   }
 
-  /** Runs `work` in the next batch; settles once that batch has committed (or the work failed). */
-  submit<T>(work: WriteWork<T>): Promise<T> {
-    return this.enqueue(work);
+  /**
+   * Runs `work` in the next batch; settles once that batch has committed (or the work failed). `bytes` is the
+   * size of what the work holds until then (`approximateBytes` of its rows). Rejects with 503 OVERLOADED at
+   * once, without running `work`, when it would take the jobs waiting for storage over their size bound.
+   */
+  submit<T>(work: WriteWork<T>, bytes: number): Promise<T> {
+    return this.enqueue(work, bytes);
   }
 
-  /** Inserts the rows in the next batch; settles once that batch has committed (or the insert failed). */
+  /**
+   * Admits a write request: at once while fewer than `maxPendingWrites` are in progress, otherwise after the
+   * writes waiting before it, when one in progress is answered. Resolves with the release to call once the
+   * request is answered (whatever the answer); rejects with 503 OVERLOADED when too many wait already or its
+   * turn has not come within `maxWaitMs`.
+   */
+  async admit(): Promise<() => void> {
+    const { maxPendingWrites, maxWaitMs } = this.options;
+    if (this.admitted < maxPendingWrites && this.waiting.length === 0) {
+      this.admitted += 1;
+    } else {
+      if (this.waiting.length >= WAITING_PER_WRITE * maxPendingWrites) this.refuse();
+      this.stats.waited += 1;
+      const admitted = await new Promise<boolean>((resolve) => {
+        const turn = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        const timer = setTimeout(() => {
+          this.waiting.splice(this.waiting.indexOf(turn), 1);
+          resolve(false);
+        }, maxWaitMs);
+        this.waiting.push(turn);
+      });
+      if (!admitted) this.refuse();
+      // Let in by a release: it takes over the place of the write that released it (`admitted` unchanged).
+    }
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const next = this.waiting.shift();
+      if (next) next();
+      else this.admitted -= 1;
+    };
+  }
+
+  private refuse(): never {
+    this.stats.refused += 1;
+    throw overloaded(RETRY_AFTER_SECONDS);
+  }
+
+  /** Inserts the rows in the next batch, as `submit` does (and refuses them as it does). */
   submitInserts(inserts: Inserts): Promise<void> {
-    return this.enqueue((db) => this.insert(db, inserts), inserts);
+    const bytes = inserts.reduce((sum, { rows }) => sum + approximateBytes(rows), 0);
+    return this.enqueue((db) => this.insert(db, inserts), bytes, inserts);
   }
 
-  private enqueue<T>(work: WriteWork<T>, inserts?: Inserts): Promise<T> {
+  private enqueue<T>(work: WriteWork<T>, bytes: number, inserts?: Inserts): Promise<T> {
+    if (this.pendingJobs > 0 && this.pendingBytes + bytes > this.options.maxPendingBytes) {
+      this.stats.refused += 1;
+      return Promise.reject(overloaded(RETRY_AFTER_SECONDS));
+    }
+    this.pendingJobs += 1;
+    this.pendingBytes += bytes;
+    const largest = this.stats.largestPending;
+    largest.jobs = Math.max(largest.jobs, this.pendingJobs);
+    largest.bytes = Math.max(largest.bytes, this.pendingBytes);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, inserts, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, inserts, bytes, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
@@ -214,6 +316,8 @@ export class WriteBatcher {
 
   private settle(job: Job, outcome: Outcome): void {
     this.stats.jobs += 1;
+    this.pendingJobs -= 1;
+    this.pendingBytes -= job.bytes;
     if (outcome.ok) job.resolve(outcome.value);
     else job.reject(outcome.error);
   }
@@ -231,4 +335,23 @@ function mergeInserts(jobs: readonly Inserts[]): Inserts {
   }
   // Each entry's rows were typed by its table on the way in.
   return [...byTable].map(([table, rows]) => ({ table, rows }) as Inserts[number]);
+}
+
+/**
+ * Roughly how much memory `value` holds: its strings' lengths and 8 bytes per other value, counted through
+ * arrays and plain objects. Cheap enough to run on every write (a 5-span trace's 42 rows in a few µs).
+ */
+export function approximateBytes(value: unknown): number {
+  if (typeof value === "string") return value.length;
+  if (Array.isArray(value)) {
+    let sum = 0;
+    for (const item of value) sum += approximateBytes(item);
+    return sum;
+  }
+  if (typeof value === "object" && value !== null) {
+    let sum = 0;
+    for (const key in value) sum += key.length + approximateBytes((value as Record<string, unknown>)[key]);
+    return sum;
+  }
+  return 8;
 }
