@@ -555,6 +555,8 @@ describe("the seed's common types and enums", () => {
             "PAYLOAD_TOO_LARGE",
             "RATE_LIMITED",
             "INTERNAL_ERROR",
+            // Beyond the seed's codes, each with its decision record:
+            "OVERLOADED", // docs/adr/0010-overload-and-shutdown.md
           ],
         },
         "error.message": { type: "string" },
