@@ -8,8 +8,8 @@
 import { expect, it } from "vitest";
 import type { Store } from "../../store/store.ts";
 import type { RunInTransaction } from "../../store/transactions.ts";
+import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { expectError } from "../../testing/shared-cases.ts";
 import {
   countRows,
   createTrace,
@@ -22,7 +22,7 @@ import {
   storedTrace,
   traceBody,
   uniqueRef,
-} from "./write-fixtures.ts";
+} from "../../testing/log-write-fixtures.ts";
 
 /**
  * Makes every transaction begun on the store's own handle (a batch of log writes; the tests start no other
