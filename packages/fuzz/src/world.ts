@@ -81,8 +81,12 @@ const FRESH_NAMES: Record<string, string[]> = {
   updateProvider: ["providerId"],
 };
 
-/** Rate limits out of reach: the fuzzer sends thousands of requests a minute and must see every answer. */
-const UNLIMITED = { logTraces: 1e9, logSpans: 1e9, deployments: 1e9, other: 1e9 };
+/**
+ * Rate limits out of reach: the fuzzer sends thousands of requests a minute and must see every answer. The
+ * largest quota configuration accepts (nine digits, as the RateLimit headers' patterns say).
+ */
+const MOST = 999_999_999;
+const UNLIMITED = { logTraces: MOST, logSpans: MOST, deployments: MOST, other: MOST };
 
 /**
  * A clock that never returns the same millisecond twice, so a write always moves the `updatedAt` the
