@@ -6,8 +6,11 @@
 import type { Store } from "@pharos/server";
 import { sql } from "kysely";
 
-/** Tables every authenticated request may write: when a key was last used (at most once a minute). */
-const WRITTEN_BY_ANY_REQUEST = new Set(["apiKeyUsage"]);
+/**
+ * Tables every authenticated request may write, before its input is read: when a key was last used (at most once
+ * a minute) and, on PostgreSQL, the rate limits' counts shared by replicas (a row per workspace, class and minute).
+ */
+const WRITTEN_BY_ANY_REQUEST = new Set(["apiKeyUsage", "rateLimitWindows"]);
 
 export type Fingerprint = Record<string, string>;
 
