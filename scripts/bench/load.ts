@@ -23,25 +23,27 @@ export interface LoadJob {
   durationSeconds: number;
   /** Requests per second offered over all connections; unset for a closed loop (as fast as answered). */
   overallRate?: number;
+  /** The one status that counts as an answer (e.g. 304 for revalidations); unset, any 2xx does. */
+  expectedStatus?: number;
 }
 
 export interface LoadResult {
   /** Responses received (any status) per second. */
   rps: number;
-  /** 2xx responses per second. */
+  /** Expected responses (2xx, or the job's expectedStatus) per second. */
   okPerSecond: number;
   requests: number;
   ok: number;
-  /** Count per non-2xx status code. */
+  /** Count per unexpected status code. */
   statuses: Record<string, number>;
   errors: number;
   timeouts: number;
   durationSeconds: number;
-  /** Milliseconds, over 2xx responses. */
+  /** Milliseconds, over expected responses. */
   p50: number;
   p99: number;
   mean: number;
-  /** The body of the first non-2xx response, for diagnosis. */
+  /** The body of the first unexpected response, for diagnosis. */
   firstFailure?: string;
 }
 
@@ -66,6 +68,8 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const nextReference = referenceIds();
   const template = job.template;
   let firstFailure: string | undefined;
+  const expected = (status: number) =>
+    job.expectedStatus === undefined ? status >= 200 && status <= 299 : status === job.expectedStatus;
 
   const request: autocannon.Request = {
     method: job.method,
@@ -79,12 +83,12 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
       },
     }),
     onResponse: (status: number, body: string) => {
-      if ((status < 200 || status > 299) && firstFailure === undefined) firstFailure = `${status} ${body}`;
+      if (!expected(status) && firstFailure === undefined) firstFailure = `${status} ${body}`;
     },
   };
 
   const onResponse = (_client: unknown, statusCode: number, _bytes: number, responseTime: number) => {
-    if (statusCode < 200 || statusCode > 299) return;
+    if (!expected(statusCode)) return;
     record(responseTime);
     if (expectedInterval !== undefined) {
       for (let missed = responseTime - expectedInterval; missed >= expectedInterval; missed -= expectedInterval) {
@@ -111,11 +115,11 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   const total = { requests: 0, ok: 0, errors: 0, timeouts: 0 };
   for (const result of results) {
     total.requests += result.requests.total;
-    total.ok += result["2xx"];
     total.errors += result.errors;
     total.timeouts += result.timeouts;
     for (const [code, { count: n }] of Object.entries(result.statusCodeStats ?? {})) {
-      if (!code.startsWith("2")) statuses[code] = (statuses[code] ?? 0) + (n ?? 0);
+      if (expected(Number(code))) total.ok += n ?? 0;
+      else statuses[code] = (statuses[code] ?? 0) + (n ?? 0);
     }
   }
   // Every instance runs for the job's duration; at a steady rate their starts are spread over the first second.

@@ -4,7 +4,7 @@
  *     offered, and flooded by 500 connections (measured last);
  * (c) POST /logs/traces and /logs/spans over a project seeded with BENCH_SPANS spans, with a time range, a
  *     name substring and an attribute filter: first page and page 50 (reached by following cursors);
- * (d) GET /deployments by id and by `latest`;
+ * (d) GET /deployments by id and by `latest`, and `latest` revalidated (If-None-Match: its ETag, answered 304);
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
  * On PostgreSQL, the rows of LIMITER_SCENARIOS run a second time against a server that counts rate limits in
  * its own memory, each right after the first, to show what the limits shared by replicas cost (ADR 0009).
@@ -75,6 +75,13 @@ export const storeScenarios: Scenario[] = [
     connections: 10,
     seconds: READ_SECONDS,
   },
+  {
+    id: "d.revalidate",
+    kind: "deployment",
+    label: "(d) GET /deployments latest → 304",
+    connections: 10,
+    seconds: READ_SECONDS,
+  },
   // Far more writers than storage keeps up with: the bounded queue of log writes answers the excess 503. Last,
   // so that the writes it leaves queued do not meet another row's requests.
   {
@@ -88,4 +95,4 @@ export const storeScenarios: Scenario[] = [
 ];
 
 /** The hot paths measured with the shared rate limiter and without it (PostgreSQL). */
-export const LIMITER_SCENARIOS = ["b.c1", "b.c10", "b.c50", "b.r1000", "d.id", "d.latest"];
+export const LIMITER_SCENARIOS = ["b.c1", "b.c10", "b.c50", "b.r1000", "d.id", "d.latest", "d.revalidate"];

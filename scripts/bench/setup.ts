@@ -37,6 +37,7 @@ type Schemas = components["schemas"];
 
 interface Reply {
   status: number;
+  headers: Headers;
   body: unknown;
   text: string;
 }
@@ -66,7 +67,7 @@ async function call(base: string, key: string, method: string, path: string, bod
     } catch {
       parsed = undefined;
     }
-    return { status: response.status, body: parsed, text };
+    return { status: response.status, headers: response.headers, body: parsed, text };
   }
 }
 
@@ -331,22 +332,28 @@ export async function setUpStore(
     call(server.url, key, "POST", `/prompts/${prompt.id}/deployments`, { deploymentEnvironmentId: environment.id }),
     "deploy",
   );
+  const latest = `/v2/deployments?promptId=${prompt.id}&deploymentId=latest&deploymentEnvironmentId=${environment.id}`;
   const deploymentPaths: Record<string, string> = {
     "d.id": `/v2/deployments?promptId=${prompt.id}&deploymentId=${deployment.id}`,
-    "d.latest": `/v2/deployments?promptId=${prompt.id}&deploymentId=latest&deploymentEnvironmentId=${environment.id}`,
+    "d.latest": latest,
+    "d.revalidate": latest,
   };
   for (const [id, path] of Object.entries(deploymentPaths)) {
     const scenario = storeScenarios.find((s) => s.id === id) as Scenario;
-    const problem = unavailable(await call(server.url, key, "GET", path.slice(3)));
+    const read = await call(server.url, key, "GET", path.slice(3));
+    const problem = unavailable(read);
+    // A cache's idle refresh: it holds the latest deployment and asks whether it is still the latest.
+    const etag = id === "d.revalidate" ? read.headers.get("ETag") : null;
     run.jobs.set(
       id,
       problem ?? {
         url: server.url,
         method: "GET",
         path,
-        headers: { Authorization: auth.Authorization },
+        headers: { Authorization: auth.Authorization, ...(etag !== null && { "If-None-Match": etag }) },
         connections: scenario.connections,
         durationSeconds: scenario.seconds,
+        ...(etag !== null && { expectedStatus: 304 }),
       },
     );
   }

@@ -1,7 +1,7 @@
 /**
- * The deployment cache against a real Pharos on loopback (fetch, refresh, fallback) and against a small server
- * of our own that speaks the documented revalidation (a strong ETag on 200; 304 with no body when
- * If-None-Match matches), which works whether or not the real server answers 304 yet.
+ * The deployment cache against a real Pharos on loopback (fetch, revalidation, refresh, fallback) and against a
+ * small server of our own that speaks the documented revalidation (a strong ETag on 200; 304 with no body when
+ * If-None-Match matches), whose failures and counts a test can script.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { MAX_REFRESH_INTERVAL_MS, MIN_REFRESH_INTERVAL_MS } from "./deployment-cache.ts";
@@ -42,6 +42,12 @@ describe("against Pharos", () => {
       lastError: null,
       source: "server",
     });
+
+    // Unchanged: the server confirms the copy (304), so the very object served stays.
+    const held = prompt.get();
+    await prompt.refresh();
+    expect(prompt.get()).toBe(held);
+    expect(prompt.status().lastRefreshed).not.toBeNull();
 
     const second = await redeploy(pharos.client, promptId, environmentId, "v2 {{q}}");
     await prompt.refresh();

@@ -133,6 +133,41 @@ describe("getDeployment", () => {
     }
   });
 
+  it("200 with a strong ETag and Cache-Control: private, no-cache; 304 with no body when If-None-Match lists it", async () => {
+    const { client } = use();
+    const read = await send(client, {});
+    expectStatus(read, 200);
+    const etag = read.response.headers.get("ETag");
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]+"$/);
+    expect(read.response.headers.get("Cache-Control")).toBe("private, no-cache");
+
+    for (const ifNoneMatch of [etag as string, `W/${etag}`, `"elsewhere", ${etag}`, "*"]) {
+      const confirmed = await send(client, { headers: { "If-None-Match": ifNoneMatch } });
+      expectStatus(confirmed, 304);
+      expect(await confirmed.response.clone().text(), ifNoneMatch).toBe("");
+      expect(confirmed.response.headers.get("ETag")).toBe(etag);
+    }
+    const changed = await send(client, { headers: { "If-None-Match": '"elsewhere"' } });
+    expectStatus(changed, 200);
+    expect(changed.data).toEqual(first);
+  });
+
+  it("200 again with a new ETag once a newer deployment is the environment's latest", async () => {
+    const { client } = use();
+    const environment = await newEnvironment(client, projectId, `revalidated ${run}`);
+    await deploy(client, prompt.id, environment.id);
+    const query = { promptId: prompt.id, deploymentId: "latest" as const, deploymentEnvironmentId: environment.id };
+    const before = await client.GET("/deployments", { params: { query } });
+    const etag = before.response.headers.get("ETag") as string;
+    const newer = await deploy(client, prompt.id, environment.id);
+
+    const after = await client.GET("/deployments", { params: { query, header: { "If-None-Match": etag } } });
+
+    expectStatus(after, 200);
+    expect(after.data?.id).toBe(newer.id);
+    expect(after.response.headers.get("ETag")).not.toBe(etag);
+  });
+
   it("400 VALIDATION_ERROR for each malformed query of the description", async () => {
     const cases = [
       { deploymentId: first.id },

@@ -5661,6 +5661,26 @@ export const ProviderIdParamsSchema = EntityIdSchema.openapi({
   },
 })
 
+export const ETagHeaderSchema = z
+  .string()
+  .regex(/^"[A-Za-z0-9_-]{1,78}"$/)
+  .max(80)
+  .exactOptional()
+  .openapi({
+    description:
+      'A strong entity tag of the body (RFC 9110, section 8.8.3): it changes exactly when the body would. Send it back in `If-None-Match` to revalidate.',
+    example: '"VjZ5Jm0wQXkBf1UtnJ7yR3s2bq8W0n4Y9oQm1aV3t2E"',
+  })
+
+export const CacheControlHeaderSchema = z
+  .literal('private, no-cache')
+  .exactOptional()
+  .openapi({
+    description:
+      "`private, no-cache`: the answer is for this API key's holder only, and a cache that keeps it must revalidate it (with `If-None-Match`) before each use.",
+    example: 'private, no-cache',
+  })
+
 const BearerAuthSecurityScheme = {
   type: 'http',
   scheme: 'bearer',
@@ -6380,7 +6400,7 @@ export const getDeploymentsRoute = createRoute({
   tags: ['Deployments'],
   summary: 'Get a deployment',
   description:
-    "Returns one deployment of a prompt (200): the deployment named by `deploymentId`, or with\n`deploymentId=latest` (or its synonym `current`) the most recently created deployment of the prompt in\nthe environment `deploymentEnvironmentId`. This is the run-time read of applications.\n\n400 VALIDATION_ERROR when:\n- `promptId` or `deploymentId` is missing;\n- `deploymentId` is neither an id (20 to 80 characters) nor `latest`/`current`;\n- `deploymentId` is `latest` or `current` and `deploymentEnvironmentId` is missing;\n- `deploymentEnvironmentId` is given but is not an id of 20 to 80 characters.\n\n404 RESOURCE_NOT_FOUND when:\n- the prompt does not exist in the key's workspace;\n- `deploymentId` names no deployment of this prompt (including one of another prompt);\n- `deploymentId` is an id and `deploymentEnvironmentId` is given but is not that deployment's environment;\n- with `latest`/`current`, the environment does not exist in the prompt's project, or the prompt has\n  never been deployed to it.\n\n403 for a key restricted to other projects.",
+    'Returns one deployment of a prompt (200): the deployment named by `deploymentId`, or with\n`deploymentId=latest` (or its synonym `current`) the most recently created deployment of the prompt in\nthe environment `deploymentEnvironmentId`. This is the run-time read of applications.\n\n400 VALIDATION_ERROR when:\n- `promptId` or `deploymentId` is missing;\n- `deploymentId` is neither an id (20 to 80 characters) nor `latest`/`current`;\n- `deploymentId` is `latest` or `current` and `deploymentEnvironmentId` is missing;\n- `deploymentEnvironmentId` is given but is not an id of 20 to 80 characters.\n\n404 RESOURCE_NOT_FOUND when:\n- the prompt does not exist in the key\'s workspace;\n- `deploymentId` names no deployment of this prompt (including one of another prompt);\n- `deploymentId` is an id and `deploymentEnvironmentId` is given but is not that deployment\'s environment;\n- with `latest`/`current`, the environment does not exist in the prompt\'s project, or the prompt has\n  never been deployed to it.\n\n403 for a key restricted to other projects.\n\nRevalidation: a 200 carries a strong `ETag` of its body and `Cache-Control: private, no-cache`. A request\nwhose `If-None-Match` lists that tag (or is `*`) is answered 304 Not Modified with the same headers and no\nbody, after the same checks as a read (so a revoked key or a deleted prompt is still told so). Entity tags\nare compared weakly, as RFC 9110 says for `If-None-Match`: `W/"x"` matches `"x"`. The tag of `latest`\nchanges when a newer deployment is created in the environment; the tag of a deployment by id never changes.',
   operationId: 'getDeployment',
   request: {
     query: z.object({
@@ -6444,12 +6464,31 @@ export const getDeploymentsRoute = createRoute({
         },
       }),
     }),
+    headers: z.object({
+      'If-None-Match': z
+        .string()
+        .max(4096)
+        .exactOptional()
+        .openapi({
+          param: {
+            name: 'If-None-Match',
+            in: 'header',
+            required: false,
+            description:
+              "Entity tags of deployments the caller holds (a comma-separated list, as RFC 9110 section 13.1.2 says), or `*`: when one matches the deployment's tag, the answer is 304 with no body.",
+            schema: { type: 'string', maxLength: 4096 },
+            example: '"VjZ5Jm0wQXkBf1UtnJ7yR3s2bq8W0n4Y9oQm1aV3t2E"',
+          },
+        }),
+    }),
   },
   responses: {
     200: {
       description: 'The deployment.',
       headers: z.object({
         'X-Request-Id': RequestIdHeaderSchema,
+        ETag: ETagHeaderSchema,
+        'Cache-Control': CacheControlHeaderSchema,
         'RateLimit-Policy': RateLimitPolicyHeaderSchema,
         RateLimit: RateLimitHeaderSchema,
       }),
@@ -6490,6 +6529,17 @@ export const getDeploymentsRoute = createRoute({
           },
         },
       },
+    },
+    304: {
+      description:
+        "Not Modified: `If-None-Match` lists the deployment's entity tag; the caller's copy is current. No body.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        ETag: ETagHeaderSchema,
+        'Cache-Control': CacheControlHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
     },
     400: BadRequestResponse,
     401: UnauthorizedResponse,

@@ -196,6 +196,12 @@ export type paths = {
          *       never been deployed to it.
          *
          *     403 for a key restricted to other projects.
+         *
+         *     Revalidation: a 200 carries a strong `ETag` of its body and `Cache-Control: private, no-cache`. A request
+         *     whose `If-None-Match` lists that tag (or is `*`) is answered 304 Not Modified with the same headers and no
+         *     body, after the same checks as a read (so a revoked key or a deleted prompt is still told so). Entity tags
+         *     are compared weakly, as RFC 9110 says for `If-None-Match`: `W/"x"` matches `"x"`. The tag of `latest`
+         *     changes when a newer deployment is created in the environment; the tag of a deployment by id never changes.
          */
         get: operations["getDeployment"];
         put?: never;
@@ -5024,6 +5030,16 @@ export type components = {
          * @example 2
          */
         RetryAfter: number;
+        /**
+         * @description A strong entity tag of the body (RFC 9110, section 8.8.3): it changes exactly when the body would. Send it back in `If-None-Match` to revalidate.
+         * @example "VjZ5Jm0wQXkBf1UtnJ7yR3s2bq8W0n4Y9oQm1aV3t2E"
+         */
+        ETag: string;
+        /**
+         * @description `private, no-cache`: the answer is for this API key's holder only, and a cache that keeps it must revalidate it (with `If-None-Match`) before each use.
+         * @example private, no-cache
+         */
+        CacheControl: "private, no-cache";
     };
     pathItems: never;
 };
@@ -5952,7 +5968,13 @@ export interface operations {
                  */
                 deploymentEnvironmentId?: components["schemas"]["EntityId"];
             };
-            header?: never;
+            header?: {
+                /**
+                 * @description Entity tags of deployments the caller holds (a comma-separated list, as RFC 9110 section 13.1.2 says), or `*`: when one matches the deployment's tag, the answer is 304 with no body.
+                 * @example "VjZ5Jm0wQXkBf1UtnJ7yR3s2bq8W0n4Y9oQm1aV3t2E"
+                 */
+                "If-None-Match"?: string;
+            };
             path?: never;
             cookie?: never;
         };
@@ -5962,6 +5984,8 @@ export interface operations {
             200: {
                 headers: {
                     "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
                     "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
                     RateLimit: components["headers"]["RateLimit"];
                     [name: string]: unknown;
@@ -6023,6 +6047,18 @@ export interface operations {
                      */
                     "application/json": components["schemas"]["Deployment"];
                 };
+            };
+            /** @description Not Modified: `If-None-Match` lists the deployment's entity tag; the caller's copy is current. No body. */
+            304: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    ETag: components["headers"]["ETag"];
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];

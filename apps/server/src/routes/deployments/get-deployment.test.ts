@@ -192,4 +192,69 @@ describeEachStore("getDeployment", (use) => {
       expect([forbidden.status, forbidden.body.error.code]).toEqual([403, "FORBIDDEN"]);
     }
   });
+  it("tags each answer with a strong ETag of its body and Cache-Control: private, no-cache", async () => {
+    const h = use();
+    const { byId, latest } = await deployedPrompt(h);
+    const read = await h.request("GET", byId);
+    const etag = read.headers.get("ETag");
+    expect(etag).toMatch(/^"[A-Za-z0-9_-]{43}"$/);
+    expect(read.headers.get("Cache-Control")).toBe("private, no-cache");
+    const again = await h.request("GET", latest);
+    expect(again.headers.get("ETag")).toBe(etag);
+  });
+
+  it("answers 304 with no body when If-None-Match lists the tag, weakly compared, or is *", async () => {
+    const h = use();
+    const { byId } = await deployedPrompt(h);
+    const etag = (await h.request("GET", byId)).headers.get("ETag") as string;
+    for (const ifNoneMatch of [etag, `W/${etag}`, `"other", ${etag}`, "*", ` ${etag} `]) {
+      const reply = await h.request("GET", byId, { headers: { "If-None-Match": ifNoneMatch } });
+      expect([reply.status, reply.body], ifNoneMatch).toEqual([304, ""]);
+      expect(reply.headers.get("ETag")).toBe(etag);
+      expect(reply.headers.get("Cache-Control")).toBe("private, no-cache");
+      expect(reply.headers.get("Content-Type")).toBeNull();
+    }
+    for (const ifNoneMatch of ['"other"', etag.slice(1, -1), "", "W/", `${etag.slice(0, -2)}"`]) {
+      const reply = await h.request("GET", byId, { headers: { "If-None-Match": ifNoneMatch } });
+      expect([reply.status, reply.body.id], ifNoneMatch).toEqual([200, byId.split("deploymentId=")[1]]);
+    }
+  });
+
+  it("answers 200 with a new tag once a newer deployment is the latest", async () => {
+    const h = use();
+    const { promptId, environmentId, latest } = await deployedPrompt(h);
+    const etag = (await h.request("GET", latest)).headers.get("ETag") as string;
+    const newer = await deploy(h, promptId, environmentId);
+
+    const reply = await h.request("GET", latest, { headers: { "If-None-Match": etag } });
+
+    expect([reply.status, reply.body.id]).toEqual([200, newer.id]);
+    expect(reply.headers.get("ETag")).not.toBe(etag);
+    const confirmed = await h.request("GET", latest, {
+      headers: { "If-None-Match": reply.headers.get("ETag") as string },
+    });
+    expect(confirmed.status).toBe(304);
+  });
+
+  it("checks the key and the prompt before it confirms a copy: 401, 403 and 404 as a read", async () => {
+    const h = use();
+    const { promptId, byId } = await deployedPrompt(h);
+    const etag = (await h.request("GET", byId)).headers.get("ETag") as string;
+    const otherProject = (await h.request("POST", "/projects", { body: { title: "Elsewhere" } })).body.id;
+    const restricted = await h.newKey("ingest-only", [otherProject]);
+    const headers = { "If-None-Match": etag };
+
+    await expectError(await h.request("GET", byId, { headers, key: "phk_wrong" }), 401, "AUTHENTICATION_REQUIRED");
+    await expectError(await h.request("GET", byId, { headers, key: restricted }), 403, "FORBIDDEN");
+    expect((await h.request("DELETE", `/prompts/${promptId}`)).status).toBe(204);
+    await expectError(await h.request("GET", byId, { headers }), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("answers 400 VALIDATION_ERROR naming the header when If-None-Match is longer than 4,096 characters", async () => {
+    const h = use();
+    const { byId } = await deployedPrompt(h);
+    const reply = await h.request("GET", byId, { headers: { "If-None-Match": `"${"a".repeat(4095)}"` } });
+    await expectError(reply, 400, "VALIDATION_ERROR");
+    expect(reply.body.error.details.map((d: { field: string }) => d.field)).toEqual(["header.If-None-Match"]);
+  });
 });
