@@ -1,19 +1,27 @@
 /**
- * Entity tags for conditional reads (RFC 9110 sections 8.8.3 and 13.1.2): a strong tag of a JSON body and the
- * `If-None-Match` test. A body the read cache hands out again is the same object, so its tag is computed once.
+ * JSON representations with entity tags, for conditional reads (RFC 9110 sections 8.8.3 and 13.1.2), and the
+ * `If-None-Match` test. A body the read cache hands out again is the same object, so its JSON text and its tag
+ * are computed once, not per request.
  */
 import { createHash } from "node:crypto";
 
-const tags = new WeakMap<object, string>();
+export interface Representation {
+  /** The body's JSON text, as `c.json` would send it. */
+  json: string;
+  /** Its strong entity tag: a SHA-256 of the text, base64url, quoted. */
+  tag: string;
+}
 
-/** The strong tag of `body` as `c.json` sends it: a SHA-256 of its JSON text, base64url, quoted. */
-export function entityTagOf(body: object): string {
-  let tag = tags.get(body);
-  if (tag === undefined) {
-    tag = `"${createHash("sha256").update(JSON.stringify(body)).digest("base64url")}"`;
-    tags.set(body, tag);
+const representations = new WeakMap<object, Representation>();
+
+export function representationOf(body: object): Representation {
+  let representation = representations.get(body);
+  if (representation === undefined) {
+    const json = JSON.stringify(body);
+    representation = { json, tag: `"${createHash("sha256").update(json).digest("base64url")}"` };
+    representations.set(body, representation);
   }
-  return tag;
+  return representation;
 }
 
 /** An entity-tag of a list: optional weakness prefix, then a quoted opaque tag (RFC 9110 section 8.8.3). */

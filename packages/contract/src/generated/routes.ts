@@ -6467,7 +6467,6 @@ export const getDeploymentsRoute = createRoute({
     headers: z.object({
       'If-None-Match': z
         .string()
-        .max(4096)
         .exactOptional()
         .openapi({
           param: {
@@ -6475,8 +6474,8 @@ export const getDeploymentsRoute = createRoute({
             in: 'header',
             required: false,
             description:
-              "Entity tags of deployments the caller holds (a comma-separated list, as RFC 9110 section 13.1.2 says), or `*`: when one matches the deployment's tag, the answer is 304 with no body.",
-            schema: { type: 'string', maxLength: 4096 },
+              "Entity tags of deployments the caller holds (a comma-separated list, as RFC 9110 section 13.1.2 says), or `*`: when one matches the deployment's tag, the answer is 304 with no body. No value is refused: one that lists no well-formed tag matches nothing, and the answer is 200.",
+            schema: { type: 'string' },
             example: '"VjZ5Jm0wQXkBf1UtnJ7yR3s2bq8W0n4Y9oQm1aV3t2E"',
           },
         }),

@@ -5970,7 +5970,7 @@ export interface operations {
             };
             header?: {
                 /**
-                 * @description Entity tags of deployments the caller holds (a comma-separated list, as RFC 9110 section 13.1.2 says), or `*`: when one matches the deployment's tag, the answer is 304 with no body.
+                 * @description Entity tags of deployments the caller holds (a comma-separated list, as RFC 9110 section 13.1.2 says), or `*`: when one matches the deployment's tag, the answer is 304 with no body. No value is refused: one that lists no well-formed tag matches nothing, and the answer is 200.
                  * @example "VjZ5Jm0wQXkBf1UtnJ7yR3s2bq8W0n4Y9oQm1aV3t2E"
                  */
                 "If-None-Match"?: string;

@@ -250,11 +250,12 @@ describeEachStore("getDeployment", (use) => {
     await expectError(await h.request("GET", byId, { headers }), 404, "RESOURCE_NOT_FOUND");
   });
 
-  it("answers 400 VALIDATION_ERROR naming the header when If-None-Match is longer than 4,096 characters", async () => {
+  it("answers 200 to an If-None-Match that lists no well-formed tag, however long", async () => {
     const h = use();
     const { byId } = await deployedPrompt(h);
-    const reply = await h.request("GET", byId, { headers: { "If-None-Match": `"${"a".repeat(4095)}"` } });
-    await expectError(reply, 400, "VALIDATION_ERROR");
-    expect(reply.body.error.details.map((d: { field: string }) => d.field)).toEqual(["header.If-None-Match"]);
+    for (const ifNoneMatch of [`"${"a".repeat(8000)}"`, "W/", '"unterminated', ",,,", "\u00e9"]) {
+      const reply = await h.request("GET", byId, { headers: { "If-None-Match": ifNoneMatch } });
+      expect(reply.status, ifNoneMatch.slice(0, 20)).toBe(200);
+    }
   });
 });
