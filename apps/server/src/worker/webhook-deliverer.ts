@@ -1,0 +1,208 @@
+/**
+ * The webhook deliverer (ADR 0011): a loop in every server process that claims due deliveries from the outbox
+ * (`webhookDeliveries`), POSTs each signed event to its endpoint and records the attempt. A claim moves the
+ * delivery's `nextAttemptAt` past the attempt's timeout, in a transaction that skips rows other replicas are
+ * claiming (`FOR UPDATE SKIP LOCKED`; SQLite's writers are serialized anyway): no two deliverers attempt one
+ * delivery at once, and a deliverer that dies mid-attempt leaves it due again once that lease passes. A
+ * receiver can therefore see an event more than once (a crash between its answer and our record of it), never
+ * lose one: it deduplicates by `eventId`.
+ */
+import { randomUUID } from "node:crypto";
+import { performance } from "node:perf_hooks";
+import type { Logger } from "pino";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import { fromJson } from "../services/json.ts";
+import {
+  type AttemptSettings,
+  attemptDelivery,
+  type Backoff,
+  DEFAULT_BACKOFF,
+  recordAttempt,
+  signatureHeader,
+  signingSecrets,
+} from "../services/webhooks/delivery.ts";
+import type { Store } from "../store/store.ts";
+
+export interface DelivererOptions extends AttemptSettings {
+  store: Store;
+  secrets: SecretBox;
+  logger: Logger;
+  now: () => number;
+  /** Deliveries attempted at once. */
+  concurrency?: number;
+  /** How often an idle deliverer looks for deliveries other processes queued (its own wake it at once). */
+  pollMs?: number;
+  backoff?: Backoff;
+  random?: () => number;
+}
+
+const DEFAULT_POLL_MS = 1000;
+const DEFAULT_CONCURRENCY = 10;
+/** Beyond the attempt's timeout, how long a claim holds before another deliverer may take the delivery. */
+const LEASE_MARGIN_MS = 60_000;
+
+export class WebhookDeliverer {
+  readonly id = `deliverer_${randomUUID()}`;
+  /** Attempts this deliverer made (for tests and logs). */
+  attempted = 0;
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private waiter: (() => void) | undefined;
+  private signalled = false;
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(private readonly options: DelivererOptions) {}
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Deliveries may be due: look now instead of at the next poll. */
+  wake(): void {
+    if (this.waiter) this.waiter();
+    else this.signalled = true;
+  }
+
+  /**
+   * Stops claiming and waits up to `graceMs` for the attempts in flight. An attempt cut off stays claimed;
+   * its delivery is due again when the claim's lease passes (on the next start, or on another replica).
+   */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    // The loop's pass waits for its attempts, which are the ones in flight.
+    await Promise.race([this.running, grace]);
+  }
+
+  /**
+   * One pass: claims every delivery due now (up to the concurrency) and attempts them; resolves when their
+   * attempts are recorded. Returns how many it attempted. The loop calls it; tests call it with their clock.
+   */
+  async deliverDue(): Promise<number> {
+    const free = (this.options.concurrency ?? DEFAULT_CONCURRENCY) - this.inFlight.size;
+    if (free <= 0) return 0;
+    const claimed = await this.claim(free);
+    await Promise.all(
+      claimed.map((id) => {
+        const attempt = this.attempt(id).finally(() => this.inFlight.delete(attempt));
+        this.inFlight.add(attempt);
+        return attempt;
+      }),
+    );
+    return claimed.length;
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      let attempted = 0;
+      try {
+        attempted = await this.deliverDue();
+      } catch (error) {
+        this.options.logger.error({ err: error }, "claiming webhook deliveries failed; retrying");
+      }
+      if (this.stopping) break;
+      if (attempted === 0) await this.signal(this.options.pollMs ?? DEFAULT_POLL_MS);
+    }
+  }
+
+  /** Leases up to `limit` due deliveries, oldest due first. */
+  private claim(limit: number): Promise<string[]> {
+    const { store } = this.options;
+    const now = this.options.now();
+    return store.transaction(store.db, async (trx) => {
+      const due = await store.sql.locks
+        .forUpdateSkipLocked(
+          trx
+            .selectFrom("webhookDeliveries")
+            .select("id")
+            .where("status", "=", "pending")
+            .where("nextAttemptAt", "<=", now)
+            .orderBy("nextAttemptAt")
+            .limit(limit),
+        )
+        .execute();
+      const ids = due.map((row) => row.id);
+      if (ids.length === 0) return [];
+      await trx
+        .updateTable("webhookDeliveries")
+        .set({ nextAttemptAt: now + this.options.timeoutMs + LEASE_MARGIN_MS })
+        .where("id", "in", ids)
+        .execute();
+      return ids;
+    });
+  }
+
+  private async attempt(deliveryId: string): Promise<void> {
+    const { store, secrets, logger } = this.options;
+    try {
+      const target = await store.db
+        .selectFrom("webhookDeliveries")
+        .innerJoin("webhooks", "webhooks.id", "webhookDeliveries.webhookId")
+        .innerJoin("webhookEvents", "webhookEvents.id", "webhookDeliveries.eventId")
+        .select([
+          "webhooks.url",
+          "webhooks.headers",
+          "webhooks.secret",
+          "webhooks.previousSecret",
+          "webhooks.previousSecretExpiresAt",
+          "webhookEvents.id as eventId",
+          "webhookEvents.body",
+        ])
+        .where("webhookDeliveries.id", "=", deliveryId)
+        .executeTakeFirst();
+      if (!target) return; // Deleted with its endpoint since the claim.
+      const attemptedAt = this.options.now();
+      const signature = signatureHeader(target.body, signingSecrets(secrets, target, attemptedAt), attemptedAt);
+      const started = performance.now();
+      const outcome = await attemptDelivery(
+        {
+          url: target.url,
+          headers: fromJson<Record<string, string>>(target.headers),
+          eventId: target.eventId,
+          body: target.body,
+          signature,
+        },
+        this.options,
+      );
+      this.attempted += 1;
+      const durationMs = Math.round(performance.now() - started);
+      const recorded = await recordAttempt(
+        store,
+        store.db,
+        deliveryId,
+        { attemptedAt, durationMs, ...outcome },
+        {
+          retry: true,
+          backoff: this.options.backoff ?? DEFAULT_BACKOFF,
+          now: this.options.now(),
+          random: this.options.random,
+        },
+      );
+      if (recorded?.status === "failed") {
+        logger.warn(
+          { deliveryId, eventId: target.eventId, error: outcome.error },
+          "a webhook delivery failed for good",
+        );
+      }
+    } catch (error) {
+      // The claim's lease runs out and the delivery is attempted again.
+      logger.error({ err: error, deliveryId }, "attempting a webhook delivery failed");
+    }
+  }
+
+  private signal(timeoutMs: number): Promise<void> {
+    if (this.signalled) {
+      this.signalled = false;
+      return Promise.resolve();
+    }
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => this.waiter?.(), timeoutMs);
+      this.waiter = () => {
+        clearTimeout(timer);
+        this.waiter = undefined;
+        resolve();
+      };
+    });
+  }
+}
