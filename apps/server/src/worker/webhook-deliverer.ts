@@ -9,7 +9,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
-import type { Logger } from "pino";
+import pino, { type Logger } from "pino";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { fromJson } from "../services/json.ts";
 import {
@@ -26,7 +26,8 @@ import type { Store } from "../store/store.ts";
 export interface DelivererOptions extends AttemptSettings {
   store: Store;
   secrets: SecretBox;
-  logger: Logger;
+  /** Default: silent. */
+  logger?: Logger;
   now: () => number;
   /** Deliveries attempted at once. */
   concurrency?: number;
@@ -51,7 +52,11 @@ export class WebhookDeliverer {
   private signalled = false;
   private readonly inFlight = new Set<Promise<void>>();
 
-  constructor(private readonly options: DelivererOptions) {}
+  private readonly logger: Logger;
+
+  constructor(private readonly options: DelivererOptions) {
+    this.logger = options.logger ?? pino({ level: "silent" });
+  }
 
   start(): void {
     this.running ??= this.loop();
@@ -99,7 +104,7 @@ export class WebhookDeliverer {
       try {
         attempted = await this.deliverDue();
       } catch (error) {
-        this.options.logger.error({ err: error }, "claiming webhook deliveries failed; retrying");
+        this.logger.error({ err: error }, "claiming webhook deliveries failed; retrying");
       }
       if (this.stopping) break;
       if (attempted === 0) await this.signal(this.options.pollMs ?? DEFAULT_POLL_MS);
@@ -134,7 +139,8 @@ export class WebhookDeliverer {
   }
 
   private async attempt(deliveryId: string): Promise<void> {
-    const { store, secrets, logger } = this.options;
+    const { store, secrets } = this.options;
+    const { logger } = this;
     try {
       const target = await store.db
         .selectFrom("webhookDeliveries")
