@@ -6,8 +6,12 @@
 import type { Store } from "@pharos/server";
 import { sql } from "kysely";
 
-/** Tables every authenticated request may write: when a key was last used (at most once a minute). */
-const WRITTEN_BY_ANY_REQUEST = new Set(["apiKeyUsage"]);
+/**
+ * Tables every authenticated request may write: when a key was last used (at most once a minute), and on
+ * PostgreSQL the rate limiter's shared counters (a workspace's first request of a class in a window adds its
+ * row, whatever the request's answer).
+ */
+const WRITTEN_BY_ANY_REQUEST = new Set(["apiKeyUsage", "rateLimitWindows"]);
 
 export type Fingerprint = Record<string, string>;
 
