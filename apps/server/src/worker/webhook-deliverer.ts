@@ -112,9 +112,18 @@ export class WebhookDeliverer {
   }
 
   /** Leases up to `limit` due deliveries, oldest due first. */
-  private claim(limit: number): Promise<string[]> {
+  private async claim(limit: number): Promise<string[]> {
     const { store } = this.options;
     const now = this.options.now();
+    // A read first: an idle deliverer does not take SQLite's write lock every poll.
+    const anyDue = await store.db
+      .selectFrom("webhookDeliveries")
+      .select("id")
+      .where("status", "=", "pending")
+      .where("nextAttemptAt", "<=", now)
+      .limit(1)
+      .executeTakeFirst();
+    if (!anyDue) return [];
     return store.transaction(store.db, async (trx) => {
       const due = await store.sql.locks
         .forUpdateSkipLocked(

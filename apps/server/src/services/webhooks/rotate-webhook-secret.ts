@@ -11,10 +11,11 @@ export function rotateWebhookSecret(
   { projectId, webhookId }: PathOf<"rotateWebhookSecret">,
 ): Promise<WebhookWithSecret> {
   return inTransaction(ctx, async (tx) => {
-    const webhook = await tx.store.sql.locks
+    // Locked before it is read: of two rotations at once, the second replaces the first one's secret.
+    await tx.store.sql.locks
       .forUpdate(tx.db.selectFrom("webhooks").select("id").where("id", "=", webhookId))
-      .executeTakeFirst()
-      .then(() => requireWebhook(tx, projectId, webhookId));
+      .executeTakeFirst();
+    const webhook = await requireWebhook(tx, projectId, webhookId);
     const now = tx.now();
     const secret = newSecret();
     const changes = {
