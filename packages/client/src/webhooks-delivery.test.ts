@@ -27,6 +27,8 @@ interface Delivery {
 }
 
 const received: Delivery[] = [];
+/** What the receiver answers: 503 while it is "down" (its application not ready), 200 otherwise. */
+let receiverStatus = 200;
 let receiver: Server;
 let receiverUrl: string;
 let client: PharosClient;
@@ -39,11 +41,13 @@ beforeAll(async () => {
     const chunks: Buffer[] = [];
     request.on("data", (chunk: Buffer) => chunks.push(chunk));
     request.on("end", () => {
-      received.push({
-        rawBody: new Uint8Array(Buffer.concat(chunks)),
-        signature: request.headers["x-webhook-signature"] as string | undefined,
-      });
-      response.writeHead(200).end();
+      if (receiverStatus === 200) {
+        received.push({
+          rawBody: new Uint8Array(Buffer.concat(chunks)),
+          signature: request.headers["x-webhook-signature"] as string | undefined,
+        });
+      }
+      response.writeHead(receiverStatus).end();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
@@ -58,7 +62,15 @@ beforeAll(async () => {
   const { key } = await createApiKey(admin, { workspaceId: workspace.id, name: "sdk", role: "full", projectIds: null });
   const secrets = createSecretBox(Buffer.alloc(32, 7));
   const settings = { allowPrivateAddresses: true, timeoutMs: 5000 };
-  deliverer = new WebhookDeliverer({ store, secrets, now: Date.now, pollMs: 20, ...settings });
+  // Retries within a test's time: 100 ms, 200 ms, then every 200 ms (the default starts at 10 s).
+  deliverer = new WebhookDeliverer({
+    store,
+    secrets,
+    now: Date.now,
+    pollMs: 20,
+    backoff: { baseMs: 100, maxMs: 200 },
+    ...settings,
+  });
   const app = await createApp({ store, secrets, webhooks: { ...settings, wake: () => deliverer.wake() } });
   deliverer.start();
   const server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
@@ -143,4 +155,54 @@ it("verifies with the old and the new secret while both sign after a rotation", 
   expect(await verifyWebhook(delivery.rawBody, delivery.signature, webhook.secret)).toBe(true);
   expect(await verifyWebhook(delivery.rawBody, delivery.signature, rotated.secret)).toBe(true);
   expect(await verifyWebhook(delivery.rawBody, delivery.signature, [rotated.secret, webhook.secret])).toBe(true);
+});
+
+it("a receiver down for a while gets each event once it is back, once per eventId, and verifies it", async () => {
+  // A project of its own: the endpoints of the tests above would get its deployments too.
+  const projectId = unwrap(await client.POST("/projects", { body: { title: "Flaky" } })).id;
+  const webhook = unwrap(
+    await client.POST("/projects/{projectId}/webhooks", {
+      params: { path: { projectId } },
+      body: { name: "Flaky receiver", url: receiverUrl, events: ["create-deployment"] },
+    }),
+  );
+  const environment = unwrap(
+    await client.POST("/projects/{projectId}/deployment-environments", {
+      params: { path: { projectId } },
+      body: { name: "Staging" },
+    }),
+  );
+  const prompt = unwrap(await client.POST("/prompts", { body: { projectId, title: "Flaky" } }));
+  receiverStatus = 503;
+  const before = received.length;
+  const deployments = [];
+  for (let i = 0; i < 3; i++) {
+    deployments.push(
+      unwrap(
+        await client.POST("/prompts/{promptId}/deployments", {
+          params: { path: { promptId: prompt.id } },
+          body: { deploymentEnvironmentId: environment.id },
+        }),
+      ).id,
+    );
+  }
+  // Refused for a while: every delivery is attempted, and retried.
+  const log = () =>
+    client.GET("/projects/{projectId}/webhooks/{webhookId}/deliveries", {
+      params: { path: { projectId, webhookId: webhook.id } },
+    });
+  await expect
+    .poll(async () => unwrap(await log()).deliveries.every((delivery) => delivery.attempts.length >= 2))
+    .toBe(true);
+  receiverStatus = 200;
+  await expect.poll(async () => unwrap(await log()).deliveries.every((d) => d.status === "succeeded")).toBe(true);
+
+  const mine = received.slice(before);
+  const events = [];
+  for (const delivery of mine) {
+    expect(await verifyWebhook(delivery.rawBody, delivery.signature, webhook.secret)).toBe(true);
+    events.push(JSON.parse(new TextDecoder().decode(delivery.rawBody)));
+  }
+  expect(events.map((event) => event.payload.deploymentId).sort()).toEqual([...deployments].sort());
+  expect(new Set(events.map((event) => event.eventId)).size).toBe(3);
 });
