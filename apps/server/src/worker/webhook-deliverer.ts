@@ -10,6 +10,7 @@
 import { randomUUID } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pino, { type Logger } from "pino";
+import { describeError } from "../config.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { fromJson } from "../services/json.ts";
 import {
@@ -201,8 +202,22 @@ export class WebhookDeliverer {
         );
       }
     } catch (error) {
-      // The claim's lease runs out and the delivery is attempted again.
       logger.error({ err: error, deliveryId }, "attempting a webhook delivery failed");
+      // Recorded as a failed attempt (a secret sealed with another key, say), so that the backoff and the retry
+      // window apply; if even that fails, the claim's lease runs out and the delivery is attempted again.
+      const now = this.options.now();
+      await recordAttempt(
+        store,
+        store.db,
+        deliveryId,
+        {
+          attemptedAt: now,
+          durationMs: 0,
+          statusCode: null,
+          error: `Pharos could not send it: ${describeError(error)}`,
+        },
+        { retry: true, backoff: this.options.backoff ?? DEFAULT_BACKOFF, now, random: this.options.random },
+      ).catch((recording) => logger.error({ err: recording, deliveryId }, "recording a failed webhook attempt failed"));
     }
   }
 

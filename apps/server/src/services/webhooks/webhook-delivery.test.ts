@@ -336,6 +336,28 @@ describeEachStore("webhook delivery", (use) => {
     }
   });
 
+  it("records a delivery it cannot even send (a secret sealed with another key) as a failed attempt, retried later", async () => {
+    const h = use();
+    const target = await receiver();
+    const webhook = await createWebhook(h, { url: target.url, events: ["create-deployment"] });
+    await h.store.db.updateTable("webhooks").set({ secret: "v1.not.a.secret" }).where("id", "=", webhook.id).execute();
+    const clock = testClock(h);
+    const deliverer = h.newDeliverer({ now: clock.now });
+    await deployed(h);
+    expect(await deliverer.deliverDue()).toBe(1);
+    const [delivery] = await deliveriesOf(h, webhook.id);
+    expect(delivery).toMatchObject({ status: "pending", nextAttemptAt: expect.any(Number) });
+    expect(delivery.attempts).toEqual([
+      {
+        attemptedAt: clock.now(),
+        durationMs: 0,
+        statusCode: null,
+        error: expect.stringMatching(/^Pharos could not send it: /),
+      },
+    ]);
+    expect(target.received).toHaveLength(0);
+  });
+
   it("does not attempt the pending deliveries of a deleted endpoint", async () => {
     const h = use();
     const target = await receiver();
