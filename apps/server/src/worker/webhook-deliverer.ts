@@ -36,12 +36,18 @@ export interface DelivererOptions extends AttemptSettings {
   pollMs?: number;
   backoff?: Backoff;
   random?: () => number;
+  /** How long settled deliveries (and their events) stay in the delivery log. Default 30 days. */
+  retentionMs?: number;
 }
 
 const DEFAULT_POLL_MS = 1000;
 const DEFAULT_CONCURRENCY = 10;
 /** Beyond the attempt's timeout, how long a claim holds before another deliverer may take the delivery. */
 const LEASE_MARGIN_MS = 60_000;
+const DEFAULT_RETENTION_MS = 30 * 24 * 60 * 60 * 1000;
+/** How often a deliverer prunes the log, and how many rows one statement deletes at most. */
+const PRUNE_EVERY_MS = 60 * 60 * 1000;
+const PRUNE_BATCH = 1000;
 
 export class WebhookDeliverer {
   readonly id = `deliverer_${randomUUID()}`;
@@ -52,6 +58,7 @@ export class WebhookDeliverer {
   private waiter: (() => void) | undefined;
   private signalled = false;
   private readonly inFlight = new Set<Promise<void>>();
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   private readonly logger: Logger;
 
@@ -104,6 +111,10 @@ export class WebhookDeliverer {
       let attempted = 0;
       try {
         attempted = await this.deliverDue();
+        if (this.options.now() - this.prunedAt >= PRUNE_EVERY_MS) {
+          this.prunedAt = this.options.now();
+          await this.prune();
+        }
       } catch (error) {
         this.logger.error({ err: error }, "claiming webhook deliveries failed; retrying");
       }
@@ -219,6 +230,46 @@ export class WebhookDeliverer {
         { retry: true, backoff: this.options.backoff ?? DEFAULT_BACKOFF, now, random: this.options.random },
       ).catch((recording) => logger.error({ err: recording, deliveryId }, "recording a failed webhook attempt failed"));
     }
+  }
+
+  /**
+   * Deletes settled deliveries older than the retention, then the events no delivery refers to any more, in
+   * batches (a replica pruning at the same time deletes the same rows: harmless). Returns how many deliveries.
+   */
+  async prune(): Promise<number> {
+    const { store } = this.options;
+    const before = this.options.now() - (this.options.retentionMs ?? DEFAULT_RETENTION_MS);
+    let deliveries = 0;
+    for (;;) {
+      const old = store.db
+        .selectFrom("webhookDeliveries")
+        .select("id")
+        .where("status", "!=", "pending")
+        .where("updatedAt", "<", before)
+        .limit(PRUNE_BATCH);
+      const deleted = await store.db.deleteFrom("webhookDeliveries").where("id", "in", old).executeTakeFirst();
+      deliveries += Number(deleted.numDeletedRows);
+      if (Number(deleted.numDeletedRows) < PRUNE_BATCH) break;
+    }
+    for (;;) {
+      const orphans = store.db
+        .selectFrom("webhookEvents")
+        .select("webhookEvents.id")
+        .where("webhookEvents.createdAt", "<", before)
+        .where(({ not, exists, selectFrom }) =>
+          not(
+            exists(
+              selectFrom("webhookDeliveries")
+                .select("webhookDeliveries.id")
+                .whereRef("webhookDeliveries.eventId", "=", "webhookEvents.id"),
+            ),
+          ),
+        )
+        .limit(PRUNE_BATCH);
+      const deleted = await store.db.deleteFrom("webhookEvents").where("id", "in", orphans).executeTakeFirst();
+      if (Number(deleted.numDeletedRows) < PRUNE_BATCH) break;
+    }
+    return deliveries;
   }
 
   private signal(timeoutMs: number): Promise<void> {

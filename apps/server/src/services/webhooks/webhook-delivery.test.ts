@@ -358,6 +358,26 @@ describeEachStore("webhook delivery", (use) => {
     expect(target.received).toHaveLength(0);
   });
 
+  it("prunes settled deliveries and their events after the retention, never a pending one", async () => {
+    const h = use();
+    const target = await receiver();
+    const webhook = await createWebhook(h, { url: target.url, events: ["create-deployment"] });
+    const clock = testClock(h);
+    const deliverer = h.newDeliverer({ now: clock.now, retentionMs: 24 * HOUR });
+    await deployed(h);
+    await deliverer.deliverDue(); // succeeded
+    target.status = 500;
+    await deployed(h);
+    await deliverer.deliverDue(); // pending, retried
+    expect(await deliverer.prune()).toBe(0);
+    clock.advance(25 * HOUR);
+    expect(await deliverer.prune()).toBe(1);
+    const left = await deliveriesOf(h, webhook.id);
+    expect(left.map((delivery) => delivery.status)).toEqual(["pending"]);
+    const events = await h.store.db.selectFrom("webhookEvents").select("id").execute();
+    expect(events.map((event) => event.id)).toEqual([left[0].eventId]);
+  });
+
   it("does not attempt the pending deliveries of a deleted endpoint", async () => {
     const h = use();
     const target = await receiver();
