@@ -236,7 +236,7 @@ export type paths = {
         };
         /**
          * List a webhook endpoint's deliveries
-         * @description The endpoint's delivery log, cursor-paginated (200), newest first by default: one delivery per event, with every attempt (time, duration, status code, error). Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         * @description The endpoint's delivery log, cursor-paginated (200), newest first by default: one delivery per event, with every attempt (time, duration, status code, error). Succeeded and failed deliveries are kept for 30 days. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
          */
         get: operations["listWebhookDeliveries"];
         put?: never;
