@@ -136,6 +136,8 @@ describeEachStore(
         "[fe80::1]",
         "[::ffff:127.0.0.1]",
         "[::ffff:10.0.0.1]",
+        "[::127.0.0.1]",
+        "[64:ff9b::10.0.0.1]",
         "2130706433", // 127.0.0.1 as one number, which the URL parser normalizes
         "0x7f.1",
       ]) {

@@ -86,6 +86,26 @@ describeEachStore(
         silent.close();
       }
     });
+
+    it("succeeds on a 2xx status, without waiting for an answer's body that never ends", async () => {
+      const h = use();
+      const { createServer } = await import("node:http");
+      const trickling = createServer((_, response) => {
+        response.writeHead(200, { "Content-Type": "text/plain" });
+        response.write("still going");
+      });
+      await new Promise<void>((resolve) => trickling.listen(0, "127.0.0.1", resolve));
+      try {
+        const port = (trickling.address() as { port: number }).port;
+        const webhook = await createWebhook(h, { url: `http://127.0.0.1:${port}/trickle` });
+        const sent = await h.request("POST", webhookPath(h, webhook.id, "/test"));
+        expect(sent.body).toMatchObject({ status: "succeeded" });
+        expect(sent.body.attempts[0]).toMatchObject({ statusCode: 200, error: null });
+      } finally {
+        trickling.closeAllConnections();
+        trickling.close();
+      }
+    });
   },
   { webhooks: { timeoutMs: 300 } },
 );

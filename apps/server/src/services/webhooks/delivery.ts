@@ -140,23 +140,22 @@ export function attemptDelivery(target: AttemptTarget, settings: AttemptSettings
     };
     const send = url.protocol === "https:" ? httpsRequest : httpRequest;
     const request = send(url, options, (response) => {
+      // The status decides; the answer's body is read (at most MAX_ANSWER_BYTES) and dropped, for the timeout.
       const statusCode = response.statusCode ?? 0;
+      const known = statusCode >= 100 && statusCode <= 599 ? statusCode : null;
+      finish(
+        statusCode >= 200 && statusCode < 300
+          ? { statusCode: known, error: null }
+          : { statusCode: known, error: `The endpoint answered ${statusCode}.` },
+      );
+      setTimeout(() => request.destroy(), settings.timeoutMs).unref();
       let read = 0;
       response.on("data", (chunk: Buffer) => {
         read += chunk.length;
-        if (read > MAX_ANSWER_BYTES) response.destroy();
+        if (read > MAX_ANSWER_BYTES) request.destroy();
       });
-      const done = () => {
-        const known = statusCode >= 100 && statusCode <= 599 ? statusCode : null;
-        finish(
-          statusCode >= 200 && statusCode < 300
-            ? { statusCode: known, error: null }
-            : { statusCode: known, error: `The endpoint answered ${statusCode}.` },
-        );
-      };
-      response.on("end", done);
-      response.on("close", done);
-      response.on("error", done);
+      response.on("end", () => request.destroy());
+      response.on("error", () => {});
     });
     const timer = setTimeout(() => {
       finish({ statusCode: null, error: `No answer within ${settings.timeoutMs / 1000} s.` });

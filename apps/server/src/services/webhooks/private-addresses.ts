@@ -22,8 +22,9 @@ for (const [network, prefix] of [
   refused.addSubnet(network, prefix, "ipv4");
 }
 for (const [network, prefix] of [
-  ["::", 128], // unspecified
-  ["::1", 128], // loopback
+  ["::", 96], // unspecified, loopback (::1) and IPv4-compatible addresses
+  ["64:ff9b::", 96], // NAT64: an IPv4 address behind a translator, private ones included
+  ["100::", 64], // discard-only
   ["fc00::", 7], // unique local
   ["fe80::", 10], // link-local
   ["ff00::", 8], // multicast
@@ -31,7 +32,10 @@ for (const [network, prefix] of [
   refused.addSubnet(network, prefix, "ipv6");
 }
 
-/** Undefined for a public address; otherwise why it is refused. IPv4-mapped IPv6 addresses are judged as IPv4. */
+/**
+ * Undefined for a public address; otherwise why it is refused. IPv4-mapped IPv6 addresses (`::ffff:a.b.c.d`, which
+ * the URL parser writes in hex) are judged as IPv4: BlockList checks them against the IPv4 ranges.
+ */
 export function privateAddressReason(address: string): string | undefined {
   const bare = address.replace(/^\[|\]$/g, "");
   const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(bare)?.[1];
@@ -41,8 +45,6 @@ export function privateAddressReason(address: string): string | undefined {
   if (refused.check(checked, family === 4 ? "ipv4" : "ipv6")) {
     return `${checked} is a loopback, private, link-local or otherwise non-public address`;
   }
-  // IPv4-compatible and NAT64 forms of a private IPv4 address are not worth their complexity: refuse them.
-  if (family === 6 && /^(::|64:ff9b::)(\d+\.\d+\.\d+\.\d+)$/i.test(checked)) return `${checked} embeds an IPv4 address`;
   return undefined;
 }
 
