@@ -84,8 +84,11 @@ export class WebhookDeliverer {
     this.stopping = true;
     this.wake();
     const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
-    // The loop's pass waits for its attempts, which are the ones in flight.
-    await Promise.race([this.running, grace]);
+    const settled = (async () => {
+      await this.running;
+      await Promise.allSettled([...this.inFlight]);
+    })();
+    await Promise.race([settled, grace]);
   }
 
   /**
@@ -93,24 +96,35 @@ export class WebhookDeliverer {
    * attempts are recorded. Returns how many it attempted. The loop calls it; tests call it with their clock.
    */
   async deliverDue(): Promise<number> {
-    const free = (this.options.concurrency ?? DEFAULT_CONCURRENCY) - this.inFlight.size;
-    if (free <= 0) return 0;
-    const claimed = await this.claim(free);
-    await Promise.all(
-      claimed.map((id) => {
-        const attempt = this.attempt(id).finally(() => this.inFlight.delete(attempt));
-        this.inFlight.add(attempt);
-        return attempt;
-      }),
-    );
-    return claimed.length;
+    const attempts = await this.startDue();
+    await Promise.all(attempts);
+    return attempts.length;
   }
 
+  /** Claims deliveries for the free slots and starts their attempts; each frees its slot (and wakes the loop). */
+  private async startDue(): Promise<Promise<void>[]> {
+    const free = this.concurrency - this.inFlight.size;
+    if (free <= 0) return [];
+    const claimed = await this.claim(free);
+    return claimed.map((id) => {
+      const attempt: Promise<void> = this.attempt(id).finally(() => {
+        this.inFlight.delete(attempt);
+        this.wake();
+      });
+      this.inFlight.add(attempt);
+      return attempt;
+    });
+  }
+
+  /**
+   * Claims while slots are free, without waiting for the attempts in flight: a slow endpoint holds its slot for
+   * up to the timeout, not the deliveries to other endpoints.
+   */
   private async loop(): Promise<void> {
     while (!this.stopping) {
-      let attempted = 0;
+      let started = 0;
       try {
-        attempted = await this.deliverDue();
+        started = (await this.startDue()).length;
         if (this.options.now() - this.prunedAt >= PRUNE_EVERY_MS) {
           this.prunedAt = this.options.now();
           await this.prune();
@@ -119,8 +133,14 @@ export class WebhookDeliverer {
         this.logger.error({ err: error }, "claiming webhook deliveries failed; retrying");
       }
       if (this.stopping) break;
-      if (attempted === 0) await this.signal(this.options.pollMs ?? DEFAULT_POLL_MS);
+      // Full: wait for an attempt to end. Nothing due: wait for the next poll or a wake-up.
+      if (this.inFlight.size >= this.concurrency) await this.signal();
+      else if (started === 0) await this.signal(this.options.pollMs ?? DEFAULT_POLL_MS);
     }
+  }
+
+  private get concurrency(): number {
+    return this.options.concurrency ?? DEFAULT_CONCURRENCY;
   }
 
   /** Leases up to `limit` due deliveries, oldest due first. */
@@ -272,13 +292,14 @@ export class WebhookDeliverer {
     return deliveries;
   }
 
-  private signal(timeoutMs: number): Promise<void> {
+  /** Resolves at the next wake-up (at once if one came since the last wait), or after `timeoutMs`. */
+  private signal(timeoutMs?: number): Promise<void> {
     if (this.signalled) {
       this.signalled = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(() => this.waiter?.(), timeoutMs);
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => this.waiter?.(), timeoutMs);
       this.waiter = () => {
         clearTimeout(timer);
         this.waiter = undefined;

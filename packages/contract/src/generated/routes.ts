@@ -1070,7 +1070,7 @@ export const WebhookWithSecretSchema = z
   })
   .openapi({
     description:
-      'A webhook endpoint with its current signing secret, as `createWebhook` and `rotateWebhookSecret` return it: the only answers that carry the secret, so store it then. Verify deliveries with it (`verifyWebhook` of `@pharos/client`).',
+      "A webhook endpoint with its current signing secret, as `createWebhook` and `rotateWebhookSecret` return it: the only answers that carry the secret, so store it then. Verify deliveries with it (the client library's `verifyWebhook`).",
     required: [
       'id',
       'projectId',

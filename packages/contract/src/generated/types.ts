@@ -1390,7 +1390,7 @@ export type components = {
             headers?: components["schemas"]["WebhookHeaders"];
         };
         /**
-         * @description A webhook endpoint with its current signing secret, as `createWebhook` and `rotateWebhookSecret` return it: the only answers that carry the secret, so store it then. Verify deliveries with it (`verifyWebhook` of `@pharos/client`).
+         * @description A webhook endpoint with its current signing secret, as `createWebhook` and `rotateWebhookSecret` return it: the only answers that carry the secret, so store it then. Verify deliveries with it (the client library's `verifyWebhook`).
          * @example {
          *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
          *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",

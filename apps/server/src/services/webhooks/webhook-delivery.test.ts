@@ -378,6 +378,31 @@ describeEachStore("webhook delivery", (use) => {
     expect(events.map((event) => event.id)).toEqual([left[0].eventId]);
   });
 
+  it("a running deliverer keeps delivering to other endpoints while one endpoint does not answer", async () => {
+    const h = use();
+    const fast = await receiver();
+    const { createServer } = await import("node:http");
+    const silent = createServer(() => {}); // accepts, never answers
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    try {
+      const port = (silent.address() as { port: number }).port;
+      await createWebhook(h, { url: `http://127.0.0.1:${port}/silent`, events: ["create-deployment"] });
+      await createWebhook(h, { url: fast.url, events: ["create-deployment"] });
+      const deliverer = h.newDeliverer({ timeoutMs: 5000 });
+      deliverer.start();
+      const { promptId, environmentId } = await deployed(h);
+      await expect.poll(() => fast.received.length).toBe(1);
+      const started = Date.now();
+      await deploy(h, promptId, environmentId);
+      await expect.poll(() => fast.received.length, { timeout: 2000 }).toBe(2);
+      expect(Date.now() - started).toBeLessThan(2000);
+      await deliverer.stop(0);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+  });
+
   it("does not attempt the pending deliveries of a deleted endpoint", async () => {
     const h = use();
     const target = await receiver();
