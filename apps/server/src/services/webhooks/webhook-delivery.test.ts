@@ -11,6 +11,7 @@ import pino from "pino";
 import { afterEach, beforeEach, expect, it } from "vitest";
 import { deploy, deployed } from "../../testing/deployment-fixtures.ts";
 import { RUNNABLE_DRAFT, setup, startRun } from "../../testing/evaluation-fixtures.ts";
+import { startFakeProvider } from "../../testing/fake-provider.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import {
   clearWebhooks,
@@ -199,7 +200,7 @@ describeEachStore("webhook delivery", (use) => {
     ).toEqual([]);
   });
 
-  it("sends evaluation-run-finished when a run completes or fails, not when it is cancelled", async () => {
+  it("sends evaluation-run-finished when a run completes (at once, or with its last result) or fails, not when it is cancelled", async () => {
     const h = use();
     const project = await h.request("POST", "/projects", { body: { title: "Evaluations" } });
     const projectId = project.body.id as string;
@@ -214,6 +215,20 @@ describeEachStore("webhook delivery", (use) => {
       draft: { ...RUNNABLE_DRAFT, messages: [{ role: "user", content: [{ modality: "text", value: "{{nowhere}}" }] }] },
     });
     const failed = await startRun(h, missing.promptId, { evaluatorId: missing.evaluatorId });
+    // A run with rows: it completes when the worker records its last result (the fake provider answers).
+    const fake = await startFakeProvider();
+    const provider = await h.request("POST", "/providers", {
+      body: { provider: "openai-compatible", displayName: `Fake ${Date.now()}`, baseUrl: `${fake.url}/v1` },
+    });
+    const rows = await setup(h, {
+      rows: 2,
+      projectId,
+      draft: {
+        config: { provider: "openai-compatible", providerId: provider.body.id, model: "fake-model" },
+        messages: [{ role: "user", content: [{ modality: "text", value: "{{question}}" }] }],
+      },
+    });
+    const evaluated = await startRun(h, rows.promptId, { evaluatorId: rows.evaluatorId });
     const cancelledSetup = await setup(h, { projectId });
     const cancelled = await startRun(h, cancelledSetup.promptId, { evaluatorId: cancelledSetup.evaluatorId });
     expect(
@@ -221,13 +236,17 @@ describeEachStore("webhook delivery", (use) => {
     ).toBe(200);
 
     const worker = await h.startWorker();
-    await expect
-      .poll(async () => {
-        await deliverer.deliverDue();
-        return target.received.length;
-      })
-      .toBe(2);
-    await worker.stop(0);
+    try {
+      await expect
+        .poll(async () => {
+          await deliverer.deliverDue();
+          return target.received.length;
+        })
+        .toBe(3);
+    } finally {
+      await worker.stop(0);
+      await fake.close();
+    }
     const byRun = Object.fromEntries(target.received.map((r) => [r.json.payload.evaluationId, r.json]));
     expect(byRun[completed.runId]).toMatchObject({
       type: "evaluation-run-finished",
@@ -241,6 +260,12 @@ describeEachStore("webhook delivery", (use) => {
       },
     });
     expect(byRun[failed.runId]?.payload).toMatchObject({ status: "failed", promptId: missing.promptId });
+    expect(byRun[evaluated.runId]?.payload).toMatchObject({ status: "completed", promptId: rows.promptId });
+    expect(
+      (await h.request("GET", `/prompts/${rows.promptId}/evaluations/${evaluated.runId}`)).body.progress,
+    ).toMatchObject({
+      totalRows: 2,
+    });
     expect(byRun[cancelled.runId]).toBeUndefined();
   });
 
