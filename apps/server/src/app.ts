@@ -22,6 +22,7 @@ import { routeDefinitions } from "./routes/index.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
 import { WriteBatcher, type WriteBatcherOptions } from "./services/logs/write-batcher.ts";
+import { DEFAULT_WEBHOOK_SETTINGS, type WebhookSettings } from "./services/webhooks/settings.ts";
 import { processRateWindows } from "./store/rate-windows.ts";
 import { ReadCache } from "./store/read-cache.ts";
 import { databaseSecret, type Store } from "./store/store.ts";
@@ -44,6 +45,8 @@ export interface AppOptions {
   secrets?: SecretBox;
   /** Called when a run is queued, to wake this process's evaluation worker. */
   wakeWorkers?: () => void;
+  /** Webhook settings (private addresses, delivery timeout) and the wake-up of this process's deliverer. */
+  webhooks?: Partial<WebhookSettings>;
 }
 
 export async function createApp(options: AppOptions) {
@@ -94,6 +97,7 @@ export async function createApp(options: AppOptions) {
       logWrites,
       secrets,
       wakeWorkers: options.wakeWorkers ?? (() => {}),
+      webhooks: { ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks },
     }),
   );
   const rateWindows = options.rateLimitScope === "process" ? processRateWindows() : options.store.rateWindows;

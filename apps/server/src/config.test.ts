@@ -85,3 +85,16 @@ it("reads the bounds of the log write queue", () => {
     'PHAROS_LOG_WRITE_QUEUE_MB must be a whole number from 1 to 65536, not "1.5"',
   );
 });
+
+it("reads the webhook settings: private addresses refused unless PHAROS_WEBHOOKS_ALLOW_PRIVATE=true", () => {
+  expect(loadServerConfig({}).webhooks).toEqual({ allowPrivateAddresses: false, timeoutMs: 10_000 });
+  const env = { PHAROS_WEBHOOKS_ALLOW_PRIVATE: "TRUE", PHAROS_WEBHOOK_TIMEOUT_MS: "2500" };
+  expect(loadServerConfig(env).webhooks).toEqual({ allowPrivateAddresses: true, timeoutMs: 2500 });
+  expect(loadServerConfig({ PHAROS_WEBHOOKS_ALLOW_PRIVATE: "false" }).webhooks.allowPrivateAddresses).toBe(false);
+  expect(() => loadServerConfig({ PHAROS_WEBHOOKS_ALLOW_PRIVATE: "yes" })).toThrow(
+    'PHAROS_WEBHOOKS_ALLOW_PRIVATE must be true or false, not "yes"',
+  );
+  expect(() => loadServerConfig({ PHAROS_WEBHOOK_TIMEOUT_MS: "999" })).toThrow(
+    'PHAROS_WEBHOOK_TIMEOUT_MS must be a whole number from 1000 to 60000, not "999"',
+  );
+});

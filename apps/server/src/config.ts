@@ -61,6 +61,11 @@ export interface ServerConfig {
   http: HttpTimeouts;
   /** Bounds of the log writes waiting for storage (PHAROS_LOG_WRITE_QUEUE_WRITES, PHAROS_LOG_WRITE_QUEUE_MB). */
   logWriteQueue: Pick<WriteBatcherOptions, "maxPendingWrites" | "maxPendingBytes">;
+  /**
+   * Webhook deliveries: whether endpoints may be on private addresses (PHAROS_WEBHOOKS_ALLOW_PRIVATE, `true`
+   * or `false`, default false) and how long one attempt may take (PHAROS_WEBHOOK_TIMEOUT_MS, default 10 000).
+   */
+  webhooks: { allowPrivateAddresses: boolean; timeoutMs: number };
 }
 
 export const DEFAULT_SHUTDOWN_GRACE_MS = 10_000;
@@ -236,8 +241,20 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
       readWholeNumber(env, problems, "PHAROS_LOG_WRITE_QUEUE_MB", 1, 65_536, maxPendingBytes / MIB) * MIB,
   };
 
+  const allowPrivateText = (read(env, "PHAROS_WEBHOOKS_ALLOW_PRIVATE") ?? "false").toLowerCase();
+  if (allowPrivateText !== "true" && allowPrivateText !== "false") {
+    problems.push(
+      `PHAROS_WEBHOOKS_ALLOW_PRIVATE must be true or false, not "${read(env, "PHAROS_WEBHOOKS_ALLOW_PRIVATE")}"`,
+    );
+  }
+  const webhooks = {
+    allowPrivateAddresses: allowPrivateText === "true",
+    timeoutMs: readWholeNumber(env, problems, "PHAROS_WEBHOOK_TIMEOUT_MS", 1000, 60_000, 10_000),
+  };
+
   if (problems.length > 0) throw new ConfigError(problems);
   return {
+    webhooks,
     shutdownGraceMs,
     http,
     logWriteQueue,

@@ -19,6 +19,9 @@ const PREFIXES = {
   provider: "provider",
   evaluationRun: "evalrun",
   evaluationResult: "evalresult",
+  webhook: "webhook",
+  webhookEvent: "ev",
+  webhookDelivery: "delivery",
 } as const;
 
 export type EntityKind = keyof typeof PREFIXES;

@@ -16,3 +16,4 @@ export { openPostgresStore } from "./store/postgres.ts";
 export { openSqliteStore } from "./store/sqlite.ts";
 export type { Store } from "./store/store.ts";
 export { EvaluationWorker } from "./worker/evaluation-worker.ts";
+export { WebhookDeliverer } from "./worker/webhook-deliverer.ts";

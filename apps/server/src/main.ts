@@ -28,6 +28,7 @@ import { exitAfter, LOG_FLUSH_MS, type ProcessLog, processLog, workGrace } from 
 import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/store.ts";
 import { EvaluationWorker } from "./worker/evaluation-worker.ts";
+import { WebhookDeliverer } from "./worker/webhook-deliverer.ts";
 
 class StartError extends Error {}
 
@@ -155,6 +156,7 @@ async function main(): Promise<void> {
     newId: createIdGenerator(Date.now),
     ...config.evaluations,
   });
+  const deliverer = new WebhookDeliverer({ store, secrets, logger, now: Date.now, ...config.webhooks });
   const app = await createApp({
     store,
     logger,
@@ -164,6 +166,7 @@ async function main(): Promise<void> {
     logWriteBatch: config.logWriteQueue,
     secrets,
     wakeWorkers: () => worker.wake(),
+    webhooks: { ...config.webhooks, wake: () => deliverer.wake() },
   });
   const server = createAdaptorServer({
     fetch: app.fetch,
@@ -184,6 +187,7 @@ async function main(): Promise<void> {
     throw error;
   }
   if (config.evaluations.embeddedWorker) worker.start();
+  deliverer.start();
   const url = publicUrl(config, address);
   logger.info(
     {
@@ -215,6 +219,7 @@ async function main(): Promise<void> {
       await Promise.all([
         track("requests in flight", closed),
         config.evaluations.embeddedWorker && track("evaluation rows in flight", worker.stop(workGrace(graceMs))),
+        track("webhook deliveries in flight", deliverer.stop(workGrace(graceMs))),
       ]);
       clearInterval(idle);
       try {

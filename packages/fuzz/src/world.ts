@@ -65,6 +65,7 @@ const NAME_OF_PREFIX: Record<string, string> = {
   provider: "providerId",
   trace: "traceId",
   span: "spanId",
+  webhook: "webhookId",
 };
 
 /** The ids each operation gets fresh for every case (world.freshIdsFor). */
@@ -79,7 +80,14 @@ const FRESH_NAMES: Record<string, string[]> = {
   cancelEvaluation: ["evaluationId"],
   deleteProvider: ["providerId"],
   updateProvider: ["providerId"],
+  // The world's endpoint keeps its unresolvable URL: test events sent to it must fail fast, never reach out.
+  updateWebhook: ["webhookId"],
+  deleteWebhook: ["webhookId"],
+  rotateWebhookSecret: ["webhookId"],
 };
+
+/** Webhook endpoints of the world point at a host that never resolves (RFC 2606), so a test event fails at once. */
+const WEBHOOK_URL = "https://pharos-fuzz.invalid/hook";
 
 /**
  * Rate limits out of reach: the fuzzer sends thousands of requests a minute and must see every answer. The
@@ -175,6 +183,13 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
     into.deploymentEnvironmentId = (
       await request("POST", `/projects/${into.projectId}/deployment-environments`, environment)
     ).id;
+    into.webhookId = (
+      await request(
+        "POST",
+        `/projects/${into.projectId}/webhooks`,
+        fromExample("createWebhook", into, { url: WEBHOOK_URL }),
+      )
+    ).id;
     into.promptId = (await request("POST", "/prompts", fromExample("createPrompt", into))).id;
     into.deploymentId = (
       await request("POST", `/prompts/${into.promptId}/deployments`, fromExample("createDeployment", into))
@@ -222,7 +237,18 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
     }),
     deleteProvider: async () => ({ providerId: await newProvider() }),
     updateProvider: async () => ({ providerId: await newProvider() }),
+    updateWebhook: async () => ({ webhookId: await newWebhook() }),
+    deleteWebhook: async () => ({ webhookId: await newWebhook() }),
+    rotateWebhookSecret: async () => ({ webhookId: await newWebhook() }),
   };
+  const newWebhook = async () =>
+    (
+      await call(
+        "POST",
+        `/projects/${ids.projectId}/webhooks`,
+        fromExample("createWebhook", ids, { url: WEBHOOK_URL, name: unique("Victim") }),
+      )
+    ).id as string;
   const newPrompt = async () => (await call("POST", "/prompts", fromExample("createPrompt", ids))).id as string;
   const newEvaluator = async () =>
     (await call("POST", `/prompts/${ids.promptId}/evaluators`, fromExample("createEvaluator", ids))).id as string;
@@ -232,6 +258,7 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
       .id as string;
   /** Provider records the fuzzer made: removed after their case, with the updates' fresh ones. */
   const providersMade = new Set(["createProvider", "updateProvider"]);
+  const webhooksMade = new Set(["createWebhook", "updateWebhook", "rotateWebhookSecret"]);
 
   return {
     store,
@@ -247,9 +274,15 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
         .filter(([name]) => !FRESH_NAMES[operationId]?.includes(name))
         .map(([, id]) => id),
     async cleanUpAfter(operationId, status, body) {
-      if (!providersMade.has(operationId) || status >= 300) return;
-      const id = (body as { id?: unknown } | null)?.id;
-      if (typeof id === "string") await call("DELETE", `/providers/${id}`);
+      if (status >= 300) return;
+      const { id, projectId } = (body ?? {}) as { id?: unknown; projectId?: unknown };
+      if (typeof id !== "string") return;
+      if (providersMade.has(operationId)) await call("DELETE", `/providers/${id}`);
+      // Endpoints the fuzzer made (and the updates' and rotations' fresh ones) would each get a delivery of every
+      // later deployment, and an update could point one anywhere: removed after their case.
+      if (webhooksMade.has(operationId) && typeof projectId === "string") {
+        await call("DELETE", `/projects/${projectId}/webhooks/${id}`);
+      }
     },
     async close() {
       await new Promise<void>((resolve) => server.close(() => resolve()));

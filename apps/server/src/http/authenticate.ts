@@ -56,6 +56,7 @@ export const authenticate = (
       logWrites: deps.logWrites,
       secrets: deps.secrets,
       wakeWorkers: deps.wakeWorkers,
+      webhooks: deps.webhooks,
     });
     await next();
   });

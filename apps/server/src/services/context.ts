@@ -7,6 +7,7 @@ import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import type { TransactionOptions } from "../store/transactions.ts";
 import type { WriteBatcher } from "./logs/write-batcher.ts";
+import type { WebhookSettings } from "./webhooks/settings.ts";
 
 /** What every service receives: the database (or a transaction), the caller, the clock and id source. */
 export interface ServiceContext {
@@ -25,6 +26,8 @@ export interface ServiceContext {
   secrets: SecretBox;
   /** Tells this process's evaluation worker, if any, that a run was queued (others poll). */
   wakeWorkers: () => void;
+  /** The webhook settings of the app (private addresses, delivery timeout) and its deliverer's wake-up. */
+  webhooks: WebhookSettings;
 }
 
 /**

@@ -8,6 +8,7 @@ import { describeEachStore, type Harness } from "../testing/harness.ts";
 import { inTransaction, type ServiceContext } from "./context.ts";
 import { createDataset } from "./datasets/create-dataset.ts";
 import { createDatasetRows } from "./datasets/create-dataset-rows.ts";
+import { DEFAULT_WEBHOOK_SETTINGS } from "./webhooks/settings.ts";
 
 /** What a request of the harness's full key gets as its context. */
 async function serviceContext(h: Harness): Promise<ServiceContext> {
@@ -22,6 +23,7 @@ async function serviceContext(h: Harness): Promise<ServiceContext> {
     logWrites: h.app.logWrites,
     secrets: h.secrets,
     wakeWorkers: () => {},
+    webhooks: DEFAULT_WEBHOOK_SETTINGS,
   };
 }
 

@@ -266,7 +266,54 @@ export interface Database {
     tokenCount: number;
     createdAt: number;
   };
+  /** A webhook endpoint of a project (migration 0010). */
+  webhooks: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    name: string;
+    url: string;
+    /** JSON array of WebhookEventType. */
+    events: string;
+    /** JSON object: custom header name → value. */
+    headers: string;
+    /** The signing secret, sealed with the secret box. */
+    secret: string;
+    /** Sealed; signs beside `secret` until `previousSecretExpiresAt` (12 hours after a rotation). */
+    previousSecret: string | null;
+    previousSecretExpiresAt: number | null;
+    createdAt: number;
+    updatedAt: number;
+  };
+  /** An event of the outbox: its body exactly as every delivery of it sends it. */
+  webhookEvents: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    type: WebhookDeliveryType;
+    /** The JSON text POSTed: {type, eventId, createdAt, payload}. */
+    body: string;
+    createdAt: number;
+  };
+  /** One event to one endpoint: pending until an attempt gets a 2xx or `retryUntil` passes. */
+  webhookDeliveries: {
+    id: string;
+    webhookId: string;
+    eventId: string;
+    type: WebhookDeliveryType;
+    status: "pending" | "succeeded" | "failed";
+    /** JSON array of {attemptedAt, durationMs, statusCode, error}. */
+    attempts: string;
+    /** Due time while pending (a claim moves it past the attempt's timeout: a lease); null once settled. */
+    nextAttemptAt: number | null;
+    /** No attempt starts after this (the event's time + the retry window). */
+    retryUntil: number;
+    createdAt: number;
+    updatedAt: number;
+  };
 }
+
+export type WebhookDeliveryType = "create-deployment" | "evaluation-run-finished" | "test";
 
 export type ProviderKind = "openai" | "anthropic" | "openai-compatible";
 export type EvaluationRunStatus = "queued" | "running" | "completed" | "failed" | "cancelled" | "cancelling";

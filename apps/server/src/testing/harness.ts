@@ -16,9 +16,11 @@ import {
   createProjectForWorkspace,
   createWorkspace,
 } from "../services/admin/workspaces.ts";
+import { DEFAULT_WEBHOOK_SETTINGS } from "../services/webhooks/settings.ts";
 import { openScratchStore, type ScratchStore } from "../store/scratch.ts";
 import type { Store } from "../store/store.ts";
 import type { EvaluationWorker, WorkerOptions } from "../worker/evaluation-worker.ts";
+import { type DelivererOptions, WebhookDeliverer } from "../worker/webhook-deliverer.ts";
 
 export const postgresUrl = process.env.PHAROS_TEST_DATABASE_URL;
 
@@ -62,6 +64,12 @@ export interface Harness {
    * block ends (or by the test). The harness has none until a test starts one, so runs stay queued.
    */
   startWorker(options?: Partial<WorkerOptions>): Promise<EvaluationWorker>;
+  /**
+   * A webhook deliverer on the harness's database (not started: a test calls `deliverDue()`, with the clock it
+   * passes, or `start()`), woken when the app queues deliveries; stopped when the block ends. The harness's
+   * app allows loopback endpoints unless the block's options say otherwise.
+   */
+  newDeliverer(options?: Partial<DelivererOptions>): WebhookDeliverer;
   newKey(role: Role, projectIds?: string[] | null): Promise<string>;
   /** Another workspace with its own full key and project. */
   otherWorkspace(): Promise<{ key: string; projectId: string }>;
@@ -76,6 +84,7 @@ async function createHarness(
   { store, openAnother }: ScratchStore,
   appOptions: Partial<AppOptions>,
   workers: EvaluationWorker[],
+  deliverers: WebhookDeliverer[],
 ): Promise<Harness> {
   let clock = 1_732_190_400_000;
   const now = () => ++clock;
@@ -84,7 +93,15 @@ async function createHarness(
   const wakeWorkers = () => {
     for (const worker of workers) worker.wake();
   };
-  const app = await createApp({ ...appOptions, store, now, secrets, wakeWorkers });
+  const webhooks = {
+    ...DEFAULT_WEBHOOK_SETTINGS,
+    allowPrivateAddresses: true,
+    ...appOptions.webhooks,
+    wake: () => {
+      for (const deliverer of deliverers) deliverer.wake();
+    },
+  };
+  const app = await createApp({ ...appOptions, store, now, secrets, wakeWorkers, webhooks });
 
   const workspace = await createWorkspace(admin, "Test workspace");
   const project = await createProjectForWorkspace(admin, workspace.id, "Default project");
@@ -117,6 +134,20 @@ async function createHarness(
       workers.push(worker);
       worker.start();
       return worker;
+    },
+    newDeliverer(options = {}) {
+      const deliverer = new WebhookDeliverer({
+        store,
+        secrets,
+        logger: pino({ level: "silent" }),
+        now,
+        allowPrivateAddresses: webhooks.allowPrivateAddresses,
+        timeoutMs: 2000,
+        pollMs: 20,
+        ...options,
+      });
+      deliverers.push(deliverer);
+      return deliverer;
     },
     newKey: (role, projectIds = null) => newKeyIn(workspace.id, role, projectIds),
     async otherWorkspace() {
@@ -178,15 +209,16 @@ export function describeEachStore(
     let harness: Harness | undefined;
     let dispose: (() => Promise<void>) | undefined;
     const workers: EvaluationWorker[] = [];
+    const deliverers: WebhookDeliverer[] = [];
     beforeAll(async () => {
       for (const other of adapters) open(other);
       taken.add(adapter);
       const opened = await open(adapter);
       dispose = opened.dispose;
-      harness = await createHarness(opened, appOptions, workers);
+      harness = await createHarness(opened, appOptions, workers, deliverers);
     });
     afterAll(async () => {
-      await Promise.all(workers.map((worker) => worker.stop(0)));
+      await Promise.all([...workers, ...deliverers].map((worker) => worker.stop(0)));
       await dispose?.();
     });
     body(() => {

@@ -5,6 +5,8 @@
  * again, so a run survives any worker. Concurrent claims skip each other's rows (`FOR UPDATE SKIP LOCKED`).
  */
 import type { Kysely } from "kysely";
+import type { IdGenerator } from "../ids.ts";
+import { enqueueRunFinished } from "../services/webhooks/outbox.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { variablesWithoutColumn } from "./render-prompt.ts";
@@ -24,6 +26,7 @@ export interface ClaimContext {
   owner: string;
   now: number;
   leaseMs: number;
+  newId: IdGenerator;
 }
 
 /** How many active runs one claim pass looks at, oldest first. */
@@ -34,7 +37,7 @@ const RUNS_PER_PASS = 20;
  * when the dataset lacks a column for a prompt variable, before any model call).
  */
 export async function claimItems(context: ClaimContext, limit: number): Promise<ClaimedItem[]> {
-  const { db, now } = context;
+  const { db } = context;
   const runs = await db
     .selectFrom("evaluationRuns")
     .select(["id", "status"])
@@ -46,15 +49,29 @@ export async function claimItems(context: ClaimContext, limit: number): Promise<
   const claimed: ClaimedItem[] = [];
   for (const run of runs) {
     if (claimed.length >= limit) break;
-    if (run.status === "queued" && !(await startRun(db, await readRunPlan(db, run.id), now))) continue;
+    if (run.status === "queued" && !(await startRun(context, await readRunPlan(db, run.id)))) continue;
     claimed.push(...(await claimItemsOfRun(context, run.id, limit - claimed.length)));
   }
   return claimed;
 }
 
-/** queued → running, or → failed for a missing variable column, or → completed when it has no rows. */
-async function startRun(db: Kysely<Database>, plan: RunPlan | undefined, now: number): Promise<boolean> {
+/**
+ * queued → running, or → failed for a missing variable column, or → completed when it has no rows (those two
+ * with their `evaluation-run-finished` webhook event, in one transaction).
+ */
+async function startRun(context: ClaimContext, plan: RunPlan | undefined): Promise<boolean> {
   if (!plan) return false;
+  const { db, store, now, newId } = context;
+  const finish = (changes: Partial<Database["evaluationRuns"]>) =>
+    store.transaction(db, async (trx) => {
+      const finished = await trx
+        .updateTable("evaluationRuns")
+        .set(changes)
+        .where("id", "=", plan.id)
+        .where("status", "=", "queued")
+        .executeTakeFirst();
+      if (Number(finished.numUpdatedRows) === 1) await enqueueRunFinished(trx, { now, newId }, plan.id);
+    });
   const missing = variablesWithoutColumn(
     plan.promptVersion.messages,
     plan.columns.map((column) => column.name),
@@ -62,18 +79,16 @@ async function startRun(db: Kysely<Database>, plan: RunPlan | undefined, now: nu
   const update = db.updateTable("evaluationRuns").where("id", "=", plan.id).where("status", "=", "queued");
   if (missing.length > 0) {
     const list = missing.map((name) => `{{${name}}}`).join(", ");
-    await update
-      .set({
-        status: "failed",
-        error: `The dataset has no column for the prompt variable${missing.length > 1 ? "s" : ""} ${list}; add a column named after each variable.`,
-        finishedAt: now,
-        updatedAt: now,
-      })
-      .execute();
+    await finish({
+      status: "failed",
+      error: `The dataset has no column for the prompt variable${missing.length > 1 ? "s" : ""} ${list}; add a column named after each variable.`,
+      finishedAt: now,
+      updatedAt: now,
+    });
     return false;
   }
   if (plan.totalRows === 0) {
-    await update.set({ status: "completed", startedAt: now, finishedAt: now, updatedAt: now }).execute();
+    await finish({ status: "completed", startedAt: now, finishedAt: now, updatedAt: now });
     return false;
   }
   const started = await update.set({ status: "running", startedAt: now, updatedAt: now }).executeTakeFirst();

@@ -10,6 +10,7 @@
  */
 import type { Kysely } from "kysely";
 import type { IdGenerator } from "../ids.ts";
+import { enqueueRunFinished } from "../services/webhooks/outbox.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import { type ClaimedItem, claimRowsOfRun } from "./claims.ts";
@@ -100,6 +101,7 @@ async function recordInTransaction(
       .set({ status: "completed", finishedAt: now, updatedAt: now })
       .where("id", "=", item.runId)
       .execute();
+    await enqueueRunFinished(trx, clock, item.runId);
   } else if (run.status === "cancelling") {
     const inFlight = await trx
       .selectFrom("evaluationRunItems")

@@ -909,6 +909,325 @@ export type CreateDeploymentEnvironmentRequest = z.infer<
   typeof CreateDeploymentEnvironmentRequestSchema
 >
 
+export const WebhookEventTypeSchema = z
+  .enum(['create-deployment', 'evaluation-run-finished'])
+  .openapi({
+    description:
+      "An event a webhook endpoint can subscribe to. `create-deployment`: a deployment was created (a prompt's draft deployed to an environment); its payload is `{deploymentId, deploymentEnvironmentId, promptId, projectId}`. `evaluation-run-finished`: an evaluation run reached `completed` or `failed` (a cancelled run sends nothing: whoever cancelled it knows); its payload is `{evaluationId, promptId, projectId, evaluatorId, datasetId, status}`.",
+    examples: ['create-deployment'],
+  })
+  .openapi('WebhookEventType')
+
+export type WebhookEventType = z.infer<typeof WebhookEventTypeSchema>
+
+export const WebhookHeadersSchema = z
+  .record(z.string(), z.string().max(4096))
+  .refine((o) => Object.keys(o).every((k) => new RegExp('^[A-Za-z0-9-]{1,100}$').test(k)))
+  .refine(...recordWithin({ maxProperties: 20 })).openapi({
+    description:
+      'Custom HTTP headers sent with every delivery to the endpoint, header name → value; at most 20. Names are 1 to 100 letters, digits or `-`; values at most 4096 characters with no line break and no character beyond Latin-1 (400 VALIDATION_ERROR naming the header). The headers a delivery sets itself (`Content-Type`, `Content-Length`, `Host`, `User-Agent`, `Connection`, `Transfer-Encoding`, `X-Webhook-Signature`, `X-Webhook-Event-Id`) cannot be set (400). Returned as stored to keys that may read the endpoint (full keys).',
+    examples: [{ 'X-Receiver-Token': 'cache-refresher-7' }],
+    ...{ maxProperties: 20 },
+  })
+  .openapi('WebhookHeaders')
+
+export type WebhookHeaders = z.infer<typeof WebhookHeadersSchema>
+
+export const WebhookSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    projectId: EntityIdSchema,
+    name: z.string().min(1).max(100).openapi({ description: 'Name shown to people.' }),
+    url: z.url().refine(...uriCheck)
+      .max(2048)
+      .openapi({ description: 'The absolute http or https URL deliveries are POSTed to.' }),
+    events: z
+      .array(WebhookEventTypeSchema)
+      .min(1)
+      .max(2)
+      .openapi({ description: 'The events delivered to the endpoint.' }),
+    headers: WebhookHeadersSchema,
+    previousSecretExpiresAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({
+        description:
+          'After a rotation, until when the previous secret still signs deliveries beside the current one (12 hours after the rotation); `null` when only the current secret signs.',
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "A webhook endpoint of a project: where Pharos POSTs the project's events, signed with the endpoint's secret. The secret itself is returned only by `createWebhook` and `rotateWebhookSecret`.",
+    required: [
+      'id',
+      'projectId',
+      'name',
+      'url',
+      'events',
+      'headers',
+      'previousSecretExpiresAt',
+      'createdAt',
+      'updatedAt',
+    ],
+    examples: [
+      {
+        id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        name: 'Prompt cache refresh',
+        url: 'https://cache.example.com/pharos-webhook',
+        events: ['create-deployment'],
+        headers: {},
+        previousSecretExpiresAt: null,
+        createdAt: 1732190400000,
+        updatedAt: 1732190400000,
+      },
+    ],
+  })
+  .openapi('Webhook')
+
+export type Webhook = z.infer<typeof WebhookSchema>
+
+export const WebhookListSchema = z
+  .strictObject({ webhooks: z.array(WebhookSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: "One page of a project's webhook endpoints (without their secrets).",
+    required: ['webhooks', 'pagination'],
+    examples: [
+      {
+        webhooks: [
+          {
+            id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'Prompt cache refresh',
+            url: 'https://cache.example.com/pharos-webhook',
+            events: ['create-deployment'],
+            headers: {},
+            previousSecretExpiresAt: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        ],
+        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('WebhookList')
+
+export type WebhookList = z.infer<typeof WebhookListSchema>
+
+export const CreateWebhookRequestSchema = z
+  .strictObject({
+    name: z.string().min(1).max(100).openapi({ description: 'Name shown to people.' }),
+    url: z.url().refine(...uriCheck)
+      .max(2048)
+      .openapi({ description: 'Absolute http or https URL deliveries are POSTed to.' }),
+    events: z
+      .array(WebhookEventTypeSchema)
+      .min(1)
+      .max(2)
+      .exactOptional()
+      .openapi({
+        description: 'The events to deliver (a repeated one counts once). Default every event.',
+      }),
+    headers: WebhookHeadersSchema.exactOptional(),
+  })
+  .openapi({
+    description:
+      'A new webhook endpoint of the project. Pharos generates its signing secret. `url` must be an absolute http or https URL; a host that is `localhost` or an IP address in a loopback, private, link-local (cloud metadata), shared (100.64.0.0/10), unique-local or unspecified range is 400 VALIDATION_ERROR unless the operator allows private addresses (`PHAROS_WEBHOOKS_ALLOW_PRIVATE=true`). Host names are checked again, after DNS resolution, at every delivery.',
+    required: ['name', 'url'],
+    examples: [
+      {
+        name: 'Prompt cache refresh',
+        url: 'https://cache.example.com/pharos-webhook',
+        events: ['create-deployment'],
+      },
+    ],
+  })
+  .openapi('CreateWebhookRequest')
+
+export type CreateWebhookRequest = z.infer<typeof CreateWebhookRequestSchema>
+
+export const WebhookWithSecretSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    projectId: EntityIdSchema,
+    name: z.string().min(1).max(100),
+    url: z.url().refine(...uriCheck).max(2048),
+    events: z.array(WebhookEventTypeSchema).min(1).max(2),
+    headers: WebhookHeadersSchema,
+    previousSecretExpiresAt: z.union([TimestampSchema, z.null().nullable()]),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+    secret: z
+      .string()
+      .min(20)
+      .max(100)
+      .openapi({
+        description:
+          'The signing secret, `whsec_` and 43 base64url characters. Each delivery\'s `X-Webhook-Signature` holds HMAC-SHA256, keyed with its UTF-8 bytes, of `"<t>.<raw body>"`.',
+      }),
+  })
+  .openapi({
+    description:
+      "A webhook endpoint with its current signing secret, as `createWebhook` and `rotateWebhookSecret` return it: the only answers that carry the secret, so store it then. Verify deliveries with it (the client library's `verifyWebhook`).",
+    required: [
+      'id',
+      'projectId',
+      'name',
+      'url',
+      'events',
+      'headers',
+      'previousSecretExpiresAt',
+      'createdAt',
+      'updatedAt',
+      'secret',
+    ],
+    examples: [
+      {
+        id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        name: 'Prompt cache refresh',
+        url: 'https://cache.example.com/pharos-webhook',
+        events: ['create-deployment'],
+        headers: {},
+        previousSecretExpiresAt: null,
+        createdAt: 1732190400000,
+        updatedAt: 1732190400000,
+        secret: 'whsec_3q2-7wEXAMPLEexampleEXAMPLEexampleEXAMPLEex',
+      },
+    ],
+  })
+  .openapi('WebhookWithSecret')
+
+export type WebhookWithSecret = z.infer<typeof WebhookWithSecretSchema>
+
+export const UpdateWebhookRequestSchema = z
+  .strictObject({
+    name: z.string().min(1).max(100).exactOptional(),
+    url: z.url().refine(...uriCheck).max(2048).exactOptional(),
+    events: z.array(WebhookEventTypeSchema).min(1).max(2).exactOptional(),
+    headers: WebhookHeadersSchema.exactOptional(),
+  })
+  .refine((o) => Object.keys(o).length >= 1)
+  .openapi({
+    description:
+      "Changes to a webhook endpoint; at least one field. `headers` replaces the custom headers as a whole. The rules of `createWebhook` apply to the new values. Deliveries already pending go to the endpoint's URL as it is when they are attempted.",
+    examples: [{ events: ['create-deployment', 'evaluation-run-finished'] }],
+  })
+  .openapi('UpdateWebhookRequest')
+
+export type UpdateWebhookRequest = z.infer<typeof UpdateWebhookRequestSchema>
+
+export const WebhookDeliveryAttemptSchema = z
+  .strictObject({
+    attemptedAt: TimestampSchema,
+    durationMs: z.int().min(0).max(86400000),
+    statusCode: z.int().min(100).max(599).nullable(),
+    error: z.string().max(1000).nullable(),
+  })
+  .openapi({
+    description:
+      'One attempt to deliver an event: when it was made, how long it took, the HTTP status the endpoint answered (`null` when none: refused connection, timeout, refused address) and what went wrong (`null` for a 2xx).',
+    required: ['attemptedAt', 'durationMs', 'statusCode', 'error'],
+    examples: [
+      {
+        attemptedAt: 1732190400120,
+        durationMs: 84,
+        statusCode: 503,
+        error: 'The endpoint answered 503.',
+      },
+    ],
+  })
+  .openapi('WebhookDeliveryAttempt')
+
+export type WebhookDeliveryAttempt = z.infer<typeof WebhookDeliveryAttemptSchema>
+
+export const WebhookDeliverySchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    webhookId: EntityIdSchema,
+    eventId: EntityIdSchema,
+    type: z.enum(['create-deployment', 'evaluation-run-finished', 'test']),
+    status: z.enum(['pending', 'succeeded', 'failed']),
+    attempts: z
+      .array(WebhookDeliveryAttemptSchema)
+      .max(100)
+      .openapi({ description: 'The attempts made so far, oldest first.' }),
+    nextAttemptAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({
+        description:
+          'When the next attempt is due while `pending`; `null` once it succeeded or failed.',
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'The delivery of one event to one endpoint, with its attempts. `pending` until an attempt gets a 2xx (`succeeded`) or the retries end (`failed`): failed attempts are retried with exponential backoff and jitter (about 10 s, 20 s, 40 s, … then hourly) until 24 hours after the event. Every attempt sends the same body, so the same `eventId`: receivers deduplicate by it. A test event (`type: test`) is attempted once.',
+    required: [
+      'id',
+      'webhookId',
+      'eventId',
+      'type',
+      'status',
+      'attempts',
+      'nextAttemptAt',
+      'createdAt',
+      'updatedAt',
+    ],
+    examples: [
+      {
+        id: 'delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M',
+        webhookId: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+        eventId: 'ev_01JD8Q9B2C3D4E5F6G7H8J9K1N',
+        type: 'create-deployment',
+        status: 'succeeded',
+        attempts: [{ attemptedAt: 1732190400120, durationMs: 84, statusCode: 200, error: null }],
+        nextAttemptAt: null,
+        createdAt: 1732190400000,
+        updatedAt: 1732190400204,
+      },
+    ],
+  })
+  .openapi('WebhookDelivery')
+
+export type WebhookDelivery = z.infer<typeof WebhookDeliverySchema>
+
+export const WebhookDeliveryListSchema = z
+  .strictObject({
+    deliveries: z.array(WebhookDeliverySchema).max(200),
+    pagination: PaginationSchema,
+  })
+  .openapi({
+    description: "One page of an endpoint's deliveries.",
+    required: ['deliveries', 'pagination'],
+    examples: [
+      {
+        deliveries: [
+          {
+            id: 'delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M',
+            webhookId: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            eventId: 'ev_01JD8Q9B2C3D4E5F6G7H8J9K1N',
+            type: 'create-deployment',
+            status: 'succeeded',
+            attempts: [
+              { attemptedAt: 1732190400120, durationMs: 84, statusCode: 200, error: null },
+            ],
+            nextAttemptAt: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732190400204,
+          },
+        ],
+        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('WebhookDeliveryList')
+
+export type WebhookDeliveryList = z.infer<typeof WebhookDeliveryListSchema>
+
 export const PromptSummarySchema = z
   .strictObject({
     id: EntityIdSchema,
@@ -5551,6 +5870,17 @@ export const ProjectIdParamsSchema = EntityIdSchema.openapi({
   },
 })
 
+export const WebhookIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'webhookId',
+    in: 'path',
+    required: true,
+    description: 'Id of the webhook endpoint.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+  },
+})
+
 export const PromptIdParamsSchema = EntityIdSchema.openapi({
   param: {
     name: 'promptId',
@@ -5976,6 +6306,409 @@ export const postProjectsProjectIdDeploymentEnvironmentsRoute = createRoute({
     404: NotFoundResponse,
     409: ConflictResponse,
     413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdWebhooksRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/webhooks',
+  tags: ['Webhooks'],
+  summary: 'List webhook endpoints',
+  description:
+    "The project's webhook endpoints, cursor-paginated (200), without their secrets. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'listWebhooks',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: CreatedAtSortParamsSchema,
+      createdAfter: CreatedAfterParamsSchema,
+      createdBefore: CreatedBeforeParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of webhook endpoints.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookListSchema,
+          example: {
+            webhooks: [
+              {
+                id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+                projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+                name: 'Prompt cache refresh',
+                url: 'https://cache.example.com/pharos-webhook',
+                events: ['create-deployment'],
+                headers: {},
+                previousSecretExpiresAt: null,
+                createdAt: 1732190400000,
+                updatedAt: 1732190400000,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postProjectsProjectIdWebhooksRoute = createRoute({
+  method: 'post',
+  path: '/projects/{projectId}/webhooks',
+  tags: ['Webhooks'],
+  summary: 'Create a webhook endpoint',
+  description:
+    'Creates a webhook endpoint in the project and returns it with its generated signing secret (201), the only time besides `rotateWebhookSecret` that the secret is returned. From then on every event of the project the endpoint subscribes to is POSTed to `url` as JSON `{type, eventId, createdAt, payload}` with `X-Webhook-Signature: t=<unix ms>&v1=<hex>` (HMAC-SHA256 with the secret of `"<t>.<raw body>"`). The URL must be http or https; `localhost` and addresses in loopback, private, link-local, shared, unique-local or unspecified ranges are 400 VALIDATION_ERROR unless the operator allows them. Requires a full key (webhook endpoints send the project\'s events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.',
+  operationId: 'createWebhook',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: CreateWebhookRequestSchema,
+          example: {
+            name: 'Prompt cache refresh',
+            url: 'https://cache.example.com/pharos-webhook',
+            events: ['create-deployment'],
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: 'The created webhook endpoint with its secret.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookWithSecretSchema,
+          example: {
+            id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'Prompt cache refresh',
+            url: 'https://cache.example.com/pharos-webhook',
+            events: ['create-deployment'],
+            headers: {},
+            previousSecretExpiresAt: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+            secret: 'whsec_3q2-7wEXAMPLEexampleEXAMPLEexampleEXAMPLEex',
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdWebhooksWebhookIdRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/webhooks/{webhookId}',
+  tags: ['Webhooks'],
+  summary: 'Get a webhook endpoint',
+  description:
+    "200 with the webhook endpoint, without its secret. An endpoint of another project is 404. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'getWebhook',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, webhookId: WebhookIdParamsSchema }),
+  },
+  responses: {
+    200: {
+      description: 'The webhook endpoint.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookSchema,
+          example: {
+            id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'Prompt cache refresh',
+            url: 'https://cache.example.com/pharos-webhook',
+            events: ['create-deployment'],
+            headers: {},
+            previousSecretExpiresAt: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const deleteProjectsProjectIdWebhooksWebhookIdRoute = createRoute({
+  method: 'delete',
+  path: '/projects/{projectId}/webhooks/{webhookId}',
+  tags: ['Webhooks'],
+  summary: 'Delete a webhook endpoint',
+  description:
+    "204 with no body: the endpoint, its secret and its delivery log are deleted; its pending deliveries are never attempted. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'deleteWebhook',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, webhookId: WebhookIdParamsSchema }),
+  },
+  responses: {
+    204: {
+      description: 'Deleted.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const patchProjectsProjectIdWebhooksWebhookIdRoute = createRoute({
+  method: 'patch',
+  path: '/projects/{projectId}/webhooks/{webhookId}',
+  tags: ['Webhooks'],
+  summary: 'Update a webhook endpoint',
+  description:
+    "200 with the updated endpoint. Send at least one field; `headers` replaces the custom headers as a whole. The URL rules of `createWebhook` apply. The secret does not change (see `rotateWebhookSecret`). Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'updateWebhook',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, webhookId: WebhookIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: UpdateWebhookRequestSchema,
+          example: { events: ['create-deployment', 'evaluation-run-finished'] },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'The updated webhook endpoint.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookSchema,
+          example: {
+            id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'Prompt cache refresh',
+            url: 'https://cache.example.com/pharos-webhook',
+            events: ['create-deployment', 'evaluation-run-finished'],
+            headers: {},
+            previousSecretExpiresAt: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732276800000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postProjectsProjectIdWebhooksWebhookIdRotateSecretRoute = createRoute({
+  method: 'post',
+  path: '/projects/{projectId}/webhooks/{webhookId}/rotate-secret',
+  tags: ['Webhooks'],
+  summary: "Rotate a webhook endpoint's secret",
+  description:
+    "200 with the endpoint and its new secret; takes no body. The new secret signs every delivery from now on. The previous one keeps signing beside it for 12 hours (`previousSecretExpiresAt`), so a delivery's `X-Webhook-Signature` then holds two signatures (`v1=<new>,<old>`) and receivers can switch secrets without losing a delivery. Rotating again within those 12 hours retires the older secret at once: only the one being replaced keeps signing. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'rotateWebhookSecret',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, webhookId: WebhookIdParamsSchema }),
+  },
+  responses: {
+    200: {
+      description: 'The webhook endpoint with its new secret.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookWithSecretSchema,
+          example: {
+            id: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'Prompt cache refresh',
+            url: 'https://cache.example.com/pharos-webhook',
+            events: ['create-deployment'],
+            headers: {},
+            previousSecretExpiresAt: 1732320000000,
+            createdAt: 1732190400000,
+            updatedAt: 1732276800000,
+            secret: 'whsec_Zm9vYmFyEXAMPLEexampleEXAMPLEexampleEXAMPL',
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postProjectsProjectIdWebhooksWebhookIdTestRoute = createRoute({
+  method: 'post',
+  path: '/projects/{projectId}/webhooks/{webhookId}/test',
+  tags: ['Webhooks'],
+  summary: 'Send a test event to a webhook endpoint',
+  description:
+    "Sends one event of type `test` (payload `{webhookId, projectId}`) to the endpoint now, signed as every delivery is, and answers 200 with the delivery and its single attempt once the endpoint answered (or the attempt failed: after 10 s, on a refused connection or address). `status` is `succeeded` when the endpoint answered 2xx (a receiver should answer 200), `failed` otherwise; a test event is never retried. It appears in the delivery log. Takes no body. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'sendWebhookTestEvent',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, webhookId: WebhookIdParamsSchema }),
+  },
+  responses: {
+    200: {
+      description: 'The test delivery, attempted once.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookDeliverySchema,
+          example: {
+            id: 'delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M',
+            webhookId: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            eventId: 'ev_01JD8Q9B2C3D4E5F6G7H8J9K1N',
+            type: 'test',
+            status: 'succeeded',
+            attempts: [
+              { attemptedAt: 1732190400120, durationMs: 84, statusCode: 200, error: null },
+            ],
+            nextAttemptAt: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732190400204,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdWebhooksWebhookIdDeliveriesRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/webhooks/{webhookId}/deliveries',
+  tags: ['Webhooks'],
+  summary: "List a webhook endpoint's deliveries",
+  description:
+    "The endpoint's delivery log, cursor-paginated (200), newest first by default: one delivery per event, with every attempt (time, duration, status code, error). Succeeded and failed deliveries are kept for 30 days. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.",
+  operationId: 'listWebhookDeliveries',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, webhookId: WebhookIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: CreatedAtSortParamsSchema,
+      createdAfter: CreatedAfterParamsSchema,
+      createdBefore: CreatedBeforeParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of deliveries.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: WebhookDeliveryListSchema,
+          example: {
+            deliveries: [
+              {
+                id: 'delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M',
+                webhookId: 'webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+                eventId: 'ev_01JD8Q9B2C3D4E5F6G7H8J9K1N',
+                type: 'create-deployment',
+                status: 'pending',
+                attempts: [
+                  {
+                    attemptedAt: 1732190400120,
+                    durationMs: 10002,
+                    statusCode: null,
+                    error: 'No answer within 10 s.',
+                  },
+                ],
+                nextAttemptAt: 1732190410120,
+                createdAt: 1732190400000,
+                updatedAt: 1732190410122,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },

@@ -85,6 +85,168 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List webhook endpoints
+         * @description The project's webhook endpoints, cursor-paginated (200), without their secrets. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        get: operations["listWebhooks"];
+        put?: never;
+        /**
+         * Create a webhook endpoint
+         * @description Creates a webhook endpoint in the project and returns it with its generated signing secret (201), the only time besides `rotateWebhookSecret` that the secret is returned. From then on every event of the project the endpoint subscribes to is POSTed to `url` as JSON `{type, eventId, createdAt, payload}` with `X-Webhook-Signature: t=<unix ms>&v1=<hex>` (HMAC-SHA256 with the secret of `"<t>.<raw body>"`). The URL must be http or https; `localhost` and addresses in loopback, private, link-local, shared, unique-local or unspecified ranges are 400 VALIDATION_ERROR unless the operator allows them. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a webhook endpoint
+         * @description 200 with the webhook endpoint, without its secret. An endpoint of another project is 404. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        get: operations["getWebhook"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a webhook endpoint
+         * @description 204 with no body: the endpoint, its secret and its delivery log are deleted; its pending deliveries are never attempted. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a webhook endpoint
+         * @description 200 with the updated endpoint. Send at least one field; `headers` replaces the custom headers as a whole. The URL rules of `createWebhook` apply. The secret does not change (see `rotateWebhookSecret`). Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        patch: operations["updateWebhook"];
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Rotate a webhook endpoint's secret
+         * @description 200 with the endpoint and its new secret; takes no body. The new secret signs every delivery from now on. The previous one keeps signing beside it for 12 hours (`previousSecretExpiresAt`), so a delivery's `X-Webhook-Signature` then holds two signatures (`v1=<new>,<old>`) and receivers can switch secrets without losing a delivery. Rotating again within those 12 hours retires the older secret at once: only the one being replaced keeps signing. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a test event to a webhook endpoint
+         * @description Sends one event of type `test` (payload `{webhookId, projectId}`) to the endpoint now, signed as every delivery is, and answers 200 with the delivery and its single attempt once the endpoint answered (or the attempt failed: after 10 s, on a refused connection or address). `status` is `succeeded` when the endpoint answered 2xx (a receiver should answer 200), `failed` otherwise; a test event is never retried. It appears in the delivery log. Takes no body. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        post: operations["sendWebhookTestEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/webhooks/{webhookId}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a webhook endpoint's deliveries
+         * @description The endpoint's delivery log, cursor-paginated (200), newest first by default: one delivery per event, with every attempt (time, duration, status code, error). Succeeded and failed deliveries are kept for 30 days. Requires a full key (webhook endpoints send the project's events and hold a signing secret and custom headers, so read-only and ingest-only keys get 403); a key restricted to other projects is 403.
+         */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prompts": {
         parameters: {
             query?: never;
@@ -1131,6 +1293,240 @@ export type components = {
         CreateDeploymentEnvironmentRequest: {
             /** @description Display name, unique within the project (compared case-insensitively). */
             name: string;
+        };
+        /**
+         * @description An event a webhook endpoint can subscribe to. `create-deployment`: a deployment was created (a prompt's draft deployed to an environment); its payload is `{deploymentId, deploymentEnvironmentId, promptId, projectId}`. `evaluation-run-finished`: an evaluation run reached `completed` or `failed` (a cancelled run sends nothing: whoever cancelled it knows); its payload is `{evaluationId, promptId, projectId, evaluatorId, datasetId, status}`.
+         * @example create-deployment
+         * @enum {string}
+         */
+        WebhookEventType: "create-deployment" | "evaluation-run-finished";
+        /**
+         * @description Custom HTTP headers sent with every delivery to the endpoint, header name → value; at most 20. Names are 1 to 100 letters, digits or `-`; values at most 4096 characters with no line break and no character beyond Latin-1 (400 VALIDATION_ERROR naming the header). The headers a delivery sets itself (`Content-Type`, `Content-Length`, `Host`, `User-Agent`, `Connection`, `Transfer-Encoding`, `X-Webhook-Signature`, `X-Webhook-Event-Id`) cannot be set (400). Returned as stored to keys that may read the endpoint (full keys).
+         * @example {
+         *       "X-Receiver-Token": "cache-refresher-7"
+         *     }
+         */
+        WebhookHeaders: {
+            [key: string]: string;
+        };
+        /**
+         * @description A webhook endpoint of a project: where Pharos POSTs the project's events, signed with the endpoint's secret. The secret itself is returned only by `createWebhook` and `rotateWebhookSecret`.
+         * @example {
+         *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "name": "Prompt cache refresh",
+         *       "url": "https://cache.example.com/pharos-webhook",
+         *       "events": [
+         *         "create-deployment"
+         *       ],
+         *       "headers": {},
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": 1732190400000,
+         *       "updatedAt": 1732190400000
+         *     }
+         */
+        Webhook: {
+            id: components["schemas"]["EntityId"];
+            projectId: components["schemas"]["EntityId"];
+            /** @description Name shown to people. */
+            name: string;
+            /**
+             * Format: uri
+             * @description The absolute http or https URL deliveries are POSTed to.
+             */
+            url: string;
+            /** @description The events delivered to the endpoint. */
+            events: components["schemas"]["WebhookEventType"][];
+            headers: components["schemas"]["WebhookHeaders"];
+            /** @description After a rotation, until when the previous secret still signs deliveries beside the current one (12 hours after the rotation); `null` when only the current secret signs. */
+            previousSecretExpiresAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description One page of a project's webhook endpoints (without their secrets).
+         * @example {
+         *       "webhooks": [
+         *         {
+         *           "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+         *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *           "name": "Prompt cache refresh",
+         *           "url": "https://cache.example.com/pharos-webhook",
+         *           "events": [
+         *             "create-deployment"
+         *           ],
+         *           "headers": {},
+         *           "previousSecretExpiresAt": null,
+         *           "createdAt": 1732190400000,
+         *           "updatedAt": 1732190400000
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 1,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        WebhookList: {
+            webhooks: components["schemas"]["Webhook"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description A new webhook endpoint of the project. Pharos generates its signing secret. `url` must be an absolute http or https URL; a host that is `localhost` or an IP address in a loopback, private, link-local (cloud metadata), shared (100.64.0.0/10), unique-local or unspecified range is 400 VALIDATION_ERROR unless the operator allows private addresses (`PHAROS_WEBHOOKS_ALLOW_PRIVATE=true`). Host names are checked again, after DNS resolution, at every delivery.
+         * @example {
+         *       "name": "Prompt cache refresh",
+         *       "url": "https://cache.example.com/pharos-webhook",
+         *       "events": [
+         *         "create-deployment"
+         *       ]
+         *     }
+         */
+        CreateWebhookRequest: {
+            /** @description Name shown to people. */
+            name: string;
+            /**
+             * Format: uri
+             * @description Absolute http or https URL deliveries are POSTed to.
+             */
+            url: string;
+            /** @description The events to deliver (a repeated one counts once). Default every event. */
+            events?: components["schemas"]["WebhookEventType"][];
+            headers?: components["schemas"]["WebhookHeaders"];
+        };
+        /**
+         * @description A webhook endpoint with its current signing secret, as `createWebhook` and `rotateWebhookSecret` return it: the only answers that carry the secret, so store it then. Verify deliveries with it (the client library's `verifyWebhook`).
+         * @example {
+         *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "name": "Prompt cache refresh",
+         *       "url": "https://cache.example.com/pharos-webhook",
+         *       "events": [
+         *         "create-deployment"
+         *       ],
+         *       "headers": {},
+         *       "previousSecretExpiresAt": null,
+         *       "createdAt": 1732190400000,
+         *       "updatedAt": 1732190400000,
+         *       "secret": "whsec_3q2-7wEXAMPLEexampleEXAMPLEexampleEXAMPLEex"
+         *     }
+         */
+        WebhookWithSecret: {
+            id: components["schemas"]["EntityId"];
+            projectId: components["schemas"]["EntityId"];
+            name: string;
+            /** Format: uri */
+            url: string;
+            events: components["schemas"]["WebhookEventType"][];
+            headers: components["schemas"]["WebhookHeaders"];
+            previousSecretExpiresAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+            /** @description The signing secret, `whsec_` and 43 base64url characters. Each delivery's `X-Webhook-Signature` holds HMAC-SHA256, keyed with its UTF-8 bytes, of `"<t>.<raw body>"`. */
+            secret: string;
+        };
+        /**
+         * @description Changes to a webhook endpoint; at least one field. `headers` replaces the custom headers as a whole. The rules of `createWebhook` apply to the new values. Deliveries already pending go to the endpoint's URL as it is when they are attempted.
+         * @example {
+         *       "events": [
+         *         "create-deployment",
+         *         "evaluation-run-finished"
+         *       ]
+         *     }
+         */
+        UpdateWebhookRequest: {
+            name?: string;
+            /** Format: uri */
+            url?: string;
+            events?: components["schemas"]["WebhookEventType"][];
+            headers?: components["schemas"]["WebhookHeaders"];
+        };
+        /**
+         * @description One attempt to deliver an event: when it was made, how long it took, the HTTP status the endpoint answered (`null` when none: refused connection, timeout, refused address) and what went wrong (`null` for a 2xx).
+         * @example {
+         *       "attemptedAt": 1732190400120,
+         *       "durationMs": 84,
+         *       "statusCode": 503,
+         *       "error": "The endpoint answered 503."
+         *     }
+         */
+        WebhookDeliveryAttempt: {
+            attemptedAt: components["schemas"]["Timestamp"];
+            durationMs: number;
+            statusCode: number | null;
+            error: string | null;
+        };
+        /**
+         * @description The delivery of one event to one endpoint, with its attempts. `pending` until an attempt gets a 2xx (`succeeded`) or the retries end (`failed`): failed attempts are retried with exponential backoff and jitter (about 10 s, 20 s, 40 s, … then hourly) until 24 hours after the event. Every attempt sends the same body, so the same `eventId`: receivers deduplicate by it. A test event (`type: test`) is attempted once.
+         * @example {
+         *       "id": "delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M",
+         *       "webhookId": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+         *       "eventId": "ev_01JD8Q9B2C3D4E5F6G7H8J9K1N",
+         *       "type": "create-deployment",
+         *       "status": "succeeded",
+         *       "attempts": [
+         *         {
+         *           "attemptedAt": 1732190400120,
+         *           "durationMs": 84,
+         *           "statusCode": 200,
+         *           "error": null
+         *         }
+         *       ],
+         *       "nextAttemptAt": null,
+         *       "createdAt": 1732190400000,
+         *       "updatedAt": 1732190400204
+         *     }
+         */
+        WebhookDelivery: {
+            id: components["schemas"]["EntityId"];
+            webhookId: components["schemas"]["EntityId"];
+            eventId: components["schemas"]["EntityId"];
+            /** @enum {string} */
+            type: "create-deployment" | "evaluation-run-finished" | "test";
+            /** @enum {string} */
+            status: "pending" | "succeeded" | "failed";
+            /** @description The attempts made so far, oldest first. */
+            attempts: components["schemas"]["WebhookDeliveryAttempt"][];
+            /** @description When the next attempt is due while `pending`; `null` once it succeeded or failed. */
+            nextAttemptAt: components["schemas"]["Timestamp"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description One page of an endpoint's deliveries.
+         * @example {
+         *       "deliveries": [
+         *         {
+         *           "id": "delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M",
+         *           "webhookId": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+         *           "eventId": "ev_01JD8Q9B2C3D4E5F6G7H8J9K1N",
+         *           "type": "create-deployment",
+         *           "status": "succeeded",
+         *           "attempts": [
+         *             {
+         *               "attemptedAt": 1732190400120,
+         *               "durationMs": 84,
+         *               "statusCode": 200,
+         *               "error": null
+         *             }
+         *           ],
+         *           "nextAttemptAt": null,
+         *           "createdAt": 1732190400000,
+         *           "updatedAt": 1732190400204
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 1,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        WebhookDeliveryList: {
+            deliveries: components["schemas"]["WebhookDelivery"][];
+            pagination: components["schemas"]["Pagination"];
         };
         /**
          * @description A prompt as listed by `listPrompts`, without its draft and playground (read them with `getPrompt`).
@@ -4963,6 +5359,11 @@ export type components = {
          */
         ProjectId: components["schemas"]["EntityId"];
         /**
+         * @description Id of the webhook endpoint.
+         * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+         */
+        WebhookId: components["schemas"]["EntityId"];
+        /**
          * @description Id of the prompt.
          * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
          */
@@ -5410,6 +5811,531 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Order of the items. Default `createdAt:desc` (newest first).
+                 * @example createdAt:desc
+                 */
+                sort?: components["parameters"]["CreatedAtSort"];
+                /**
+                 * @description Only items created at or after this Unix time in milliseconds. Omit for no lower bound.
+                 * @example 1732190400000
+                 */
+                createdAfter?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only items created at or before this Unix time in milliseconds. Omit for no upper bound.
+                 * @example 1732276800000
+                 */
+                createdBefore?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of webhook endpoints. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "webhooks": [
+                     *         {
+                     *           "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *           "name": "Prompt cache refresh",
+                     *           "url": "https://cache.example.com/pharos-webhook",
+                     *           "events": [
+                     *             "create-deployment"
+                     *           ],
+                     *           "headers": {},
+                     *           "previousSecretExpiresAt": null,
+                     *           "createdAt": 1732190400000,
+                     *           "updatedAt": 1732190400000
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "Prompt cache refresh",
+                 *       "url": "https://cache.example.com/pharos-webhook",
+                 *       "events": [
+                 *         "create-deployment"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The created webhook endpoint with its secret. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "Prompt cache refresh",
+                     *       "url": "https://cache.example.com/pharos-webhook",
+                     *       "events": [
+                     *         "create-deployment"
+                     *       ],
+                     *       "headers": {},
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732190400000,
+                     *       "secret": "whsec_3q2-7wEXAMPLEexampleEXAMPLEexampleEXAMPLEex"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "Prompt cache refresh",
+                     *       "url": "https://cache.example.com/pharos-webhook",
+                     *       "events": [
+                     *         "create-deployment"
+                     *       ],
+                     *       "headers": {},
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732190400000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "events": [
+                 *         "create-deployment",
+                 *         "evaluation-run-finished"
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateWebhookRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated webhook endpoint. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "Prompt cache refresh",
+                     *       "url": "https://cache.example.com/pharos-webhook",
+                     *       "events": [
+                     *         "create-deployment",
+                     *         "evaluation-run-finished"
+                     *       ],
+                     *       "headers": {},
+                     *       "previousSecretExpiresAt": null,
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732276800000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Webhook"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The webhook endpoint with its new secret. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "Prompt cache refresh",
+                     *       "url": "https://cache.example.com/pharos-webhook",
+                     *       "events": [
+                     *         "create-deployment"
+                     *       ],
+                     *       "headers": {},
+                     *       "previousSecretExpiresAt": 1732320000000,
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732276800000,
+                     *       "secret": "whsec_Zm9vYmFyEXAMPLEexampleEXAMPLEexampleEXAMPL"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookWithSecret"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    sendWebhookTestEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The test delivery, attempted once. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M",
+                     *       "webhookId": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *       "eventId": "ev_01JD8Q9B2C3D4E5F6G7H8J9K1N",
+                     *       "type": "test",
+                     *       "status": "succeeded",
+                     *       "attempts": [
+                     *         {
+                     *           "attemptedAt": 1732190400120,
+                     *           "durationMs": 84,
+                     *           "statusCode": 200,
+                     *           "error": null
+                     *         }
+                     *       ],
+                     *       "nextAttemptAt": null,
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732190400204
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Order of the items. Default `createdAt:desc` (newest first).
+                 * @example createdAt:desc
+                 */
+                sort?: components["parameters"]["CreatedAtSort"];
+                /**
+                 * @description Only items created at or after this Unix time in milliseconds. Omit for no lower bound.
+                 * @example 1732190400000
+                 */
+                createdAfter?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only items created at or before this Unix time in milliseconds. Omit for no upper bound.
+                 * @example 1732276800000
+                 */
+                createdBefore?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the webhook endpoint.
+                 * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
+                 */
+                webhookId: components["parameters"]["WebhookId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of deliveries. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "deliveries": [
+                     *         {
+                     *           "id": "delivery_01JD8Q9B2C3D4E5F6G7H8J9K1M",
+                     *           "webhookId": "webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *           "eventId": "ev_01JD8Q9B2C3D4E5F6G7H8J9K1N",
+                     *           "type": "create-deployment",
+                     *           "status": "pending",
+                     *           "attempts": [
+                     *             {
+                     *               "attemptedAt": 1732190400120,
+                     *               "durationMs": 10002,
+                     *               "statusCode": null,
+                     *               "error": "No answer within 10 s."
+                     *             }
+                     *           ],
+                     *           "nextAttemptAt": 1732190410120,
+                     *           "createdAt": 1732190400000,
+                     *           "updatedAt": 1732190410122
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookDeliveryList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -3,20 +3,22 @@ import { requireEnvironmentOfProject } from "../deployment-environments/deployme
 import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
+import { enqueueWebhookEvent } from "../webhooks/outbox.ts";
 import { type Deployment, snapshotOf, toDeployment } from "./deployment.ts";
 
 /**
  * Snapshots the prompt's current draft into a new deployment, which becomes the environment's latest one.
- * Read and insert share a transaction so the snapshot is the draft as it was when the deployment was made.
+ * Read and insert share a transaction so the snapshot is the draft as it was when the deployment was made;
+ * the `create-deployment` webhook event is written in it too.
  */
-export function createDeployment(
+export async function createDeployment(
   ctx: ServiceContext,
   { promptId }: PathOf<"createDeployment">,
   body: BodyOf<"createDeployment">,
 ): Promise<Deployment> {
   const { deploymentEnvironmentId, ...unread } = body;
   unread satisfies Unread;
-  return inTransaction(ctx, async (tx) => {
+  const deployment = await inTransaction(ctx, async (tx) => {
     const prompt = await requirePrompt(tx, promptId);
     const environment = await requireEnvironmentOfProject(tx, prompt.projectId, deploymentEnvironmentId);
     const row = {
@@ -30,6 +32,24 @@ export function createDeployment(
       createdAt: tx.now(),
     };
     await tx.db.insertInto("deployments").values(row).execute();
-    return toDeployment(row);
+    // The webhook event commits with the deployment (the outbox, ADR 0011).
+    const queued = await enqueueWebhookEvent(
+      tx.db,
+      { now: row.createdAt, newId: tx.newId },
+      {
+        workspaceId: row.workspaceId,
+        projectId: row.projectId,
+        type: "create-deployment",
+        payload: {
+          deploymentId: row.id,
+          deploymentEnvironmentId: row.deploymentEnvironmentId,
+          promptId: row.promptId,
+          projectId: row.projectId,
+        },
+      },
+    );
+    return { deployment: toDeployment(row), queued };
   });
+  if (deployment.queued > 0) ctx.webhooks.wake();
+  return deployment.deployment;
 }

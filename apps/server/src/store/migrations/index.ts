@@ -15,6 +15,7 @@ import { sideRowsBySearchKey } from "./0006-side-rows-by-search-key.ts";
 import { cacheGeneration } from "./0007-cache-generation.ts";
 import { apiKeyExpiry } from "./0008-api-key-expiry.ts";
 import { rateLimitWindows } from "./0009-rate-limit-windows.ts";
+import { webhooks } from "./0010-webhooks.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -28,5 +29,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0007-cache-generation": cacheGeneration(dialect),
     "0008-api-key-expiry": apiKeyExpiry,
     "0009-rate-limit-windows": rateLimitWindows(dialect),
+    "0010-webhooks": webhooks,
   };
 }
