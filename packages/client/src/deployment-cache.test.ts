@@ -57,6 +57,21 @@ describe("against Pharos", () => {
     expect(prompt.status().stopped).toBe(true);
   });
 
+  it("keeps serving the last deployment once the server is gone, and says so in status()", async () => {
+    const gone = await startPharos();
+    const { promptId, environmentId, deployment } = await deployPrompt(gone.client, gone.projectId, "kept {{q}}");
+    const sdk = createPharos({ baseUrl: gone.baseUrl, apiKey: gone.apiKey, retry: false });
+    const prompt = await sdk.initLatestDeployment({ promptId, deploymentEnvironmentId: environmentId });
+    await gone.close();
+
+    await prompt.refresh();
+
+    expect(prompt.get()).toEqual(deployment);
+    expect(prompt.status()).toMatchObject({ stopped: false, consecutiveFailures: 1, source: "server" });
+    expect(prompt.status().lastError).toBeInstanceOf(Error);
+    prompt.stop();
+  });
+
   it("rejects when the first fetch fails and there is no fallback; serves the fallback when there is one", async () => {
     const sdk = createPharos({ baseUrl: pharos.baseUrl, apiKey: pharos.apiKey, retry: false });
     const missing = {
