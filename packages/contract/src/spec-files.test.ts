@@ -27,7 +27,7 @@ describe("openapi/ files", () => {
 
   it("names operationIds as camelCase verbs", () => {
     for (const { operationId } of operationsOf()) {
-      expect(operationId).toMatch(/^(list|get|create|update|delete|search|cancel)[A-Z][A-Za-z]+$/);
+      expect(operationId).toMatch(/^(list|get|create|update|delete|search|cancel|rotate|send)[A-Z][A-Za-z]+$/);
     }
   });
 });
