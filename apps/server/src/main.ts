@@ -189,19 +189,6 @@ async function main(): Promise<void> {
   if (config.evaluations.embeddedWorker) worker.start();
   deliverer.start();
   const url = publicUrl(config, address);
-  logger.info(
-    {
-      url,
-      docsUrl: `${url}/docs`,
-      openapiUrl: `${url}/v2/openapi.json`,
-      host: config.host,
-      port: address.port,
-      database: redactDatabaseUrl(config.databaseUrl),
-      evaluationWorker: config.evaluations.embeddedWorker ? worker.id : "off",
-    },
-    `Pharos is listening on ${url} — API reference ${url}/docs — OpenAPI document ${url}/v2/openapi.json`,
-  );
-
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
     if (stopping) return;
@@ -232,8 +219,21 @@ async function main(): Promise<void> {
       return true;
     });
   };
+  // Before the line that says the server is up: whoever reads it may signal at once.
   process.on("SIGTERM", stop);
   process.on("SIGINT", stop);
+  logger.info(
+    {
+      url,
+      docsUrl: `${url}/docs`,
+      openapiUrl: `${url}/v2/openapi.json`,
+      host: config.host,
+      port: address.port,
+      database: redactDatabaseUrl(config.databaseUrl),
+      evaluationWorker: config.evaluations.embeddedWorker ? worker.id : "off",
+    },
+    `Pharos is listening on ${url} — API reference ${url}/docs — OpenAPI document ${url}/v2/openapi.json`,
+  );
 }
 
 main().catch(async (error) => {

@@ -86,6 +86,11 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
     io.stderr(`pharos worker: cannot start on ${redactDatabaseUrl(config.databaseUrl)}: ${describeError(error)}\n`);
     return 1;
   }
+  // Listened for before the line that says the worker runs: whoever reads it may signal at once.
+  const stopSignal = new Promise<NodeJS.Signals>((resolve) => {
+    process.once("SIGTERM", () => resolve("SIGTERM"));
+    process.once("SIGINT", () => resolve("SIGINT"));
+  });
   worker.start();
   logger.info(
     {
@@ -95,11 +100,7 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
     },
     `Pharos worker ${worker.id} is executing evaluation runs`,
   );
-
-  const signal = await new Promise<NodeJS.Signals>((resolve) => {
-    process.once("SIGTERM", () => resolve("SIGTERM"));
-    process.once("SIGINT", () => resolve("SIGINT"));
-  });
+  const signal = await stopSignal;
   logger.info({ signal }, `${signal}: stopping — no new rows; rows in flight finish or are given back`);
   return exitAfter(log, config.shutdownGraceMs, async (track) => {
     await track("evaluation rows in flight", worker.stop(workGrace(config.shutdownGraceMs)));
