@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import {
   decodeTraceRequest,
   ExportTraceServiceRequestSchema,
+  encodeTraceRequest,
   encodeTraceResponse,
   OtlpDecodeError,
   readTraceRequestJson,
@@ -118,5 +119,48 @@ describe("responses", () => {
     expect(traceResponseJson({ partialSuccess: { rejectedSpans: 2, errorMessage: "m" } })).toEqual({
       partialSuccess: { rejectedSpans: "2", errorMessage: "m" },
     });
+  });
+});
+
+describe("encodeTraceRequest", () => {
+  it("writes what decodeTraceRequest reads back", () => {
+    const request = readTraceRequestJson({
+      resourceSpans: [
+        {
+          resource: { attributes: [{ key: "service.name", value: { stringValue: "svc" } }] },
+          scopeSpans: [
+            {
+              scope: { name: "s", version: "1" },
+              spans: [
+                {
+                  traceId: TRACE_ID,
+                  spanId: SPAN_ID,
+                  parentSpanId: "eee19b7ec3c1b175",
+                  name: "n",
+                  kind: 3,
+                  startTimeUnixNano: "1732190400100000000",
+                  endTimeUnixNano: "1732190400200000000",
+                  attributes: [
+                    { key: "i", value: { intValue: 3 } },
+                    { key: "d", value: { doubleValue: 0.5 } },
+                    {
+                      key: "m",
+                      value: {
+                        kvlistValue: {
+                          values: [{ key: "l", value: { arrayValue: { values: [{ boolValue: true }] } } }],
+                        },
+                      },
+                    },
+                  ],
+                  events: [{ timeUnixNano: "5", name: "e", attributes: [] }],
+                  status: { code: 2, message: "boom" },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    });
+    expect(decodeTraceRequest(encodeTraceRequest(request))).toEqual(request);
   });
 });

@@ -72,6 +72,10 @@ export class OtlpDecodeError extends Error {
   override readonly name = "OtlpDecodeError";
 }
 
+const fail = (path: string, issue: string): never => {
+  throw new OtlpDecodeError(`${path}: ${issue}`);
+};
+
 // ---------------------------------------------------------------------------------------------------------------
 // Protobuf
 
@@ -83,7 +87,17 @@ function hexOf(bytes: Uint8Array): string {
   return text;
 }
 
-function valueOfProto(value: AnyValue | undefined): OtlpValue {
+/**
+ * How deep attribute values (arrays and maps) may nest: deeper is an OtlpDecodeError, so that no value is too
+ * deep for the code that stores it as JSON (the request screen's 64 levels are of the body, not of a value).
+ */
+export const MAX_VALUE_DEPTH = 128;
+
+const tooDeep = (path: string): never =>
+  fail(path, `an attribute value nests deeper than ${MAX_VALUE_DEPTH} arrays or maps`);
+
+function valueOfProto(value: AnyValue | undefined, depth = 1): OtlpValue {
+  if (depth > MAX_VALUE_DEPTH) tooDeep("attribute value");
   const held = value?.value;
   switch (held?.case) {
     case "stringValue":
@@ -95,9 +109,9 @@ function valueOfProto(value: AnyValue | undefined): OtlpValue {
     case "bytesValue":
       return Buffer.from(held.value).toString("base64");
     case "arrayValue":
-      return held.value.values.map(valueOfProto);
+      return held.value.values.map((item) => valueOfProto(item, depth + 1));
     case "kvlistValue":
-      return mapOfProto(held.value.values);
+      return mapOfProto(held.value.values, depth + 1);
     default:
       // Unset, or a dictionary-encoded string (profiles only): no value.
       return null;
@@ -110,9 +124,9 @@ const intOf = (value: bigint): number | string => {
   return Number.isSafeInteger(number) ? number : value.toString();
 };
 
-function mapOfProto(values: readonly KeyValue[]): OtlpMap {
+function mapOfProto(values: readonly KeyValue[], depth = 1): OtlpMap {
   const map: OtlpMap = new Map();
-  for (const { key, value } of values) map.set(key, valueOfProto(value));
+  for (const { key, value } of values) map.set(key, valueOfProto(value, depth));
   return map;
 }
 
@@ -150,6 +164,7 @@ export function decodeTraceRequest(bytes: Uint8Array): OtlpTraceRequest {
   try {
     request = fromBinary(ExportTraceServiceRequestSchema, bytes);
   } catch (error) {
+    if (error instanceof OtlpDecodeError) throw error;
     // protobuf-es throws plain Errors for premature ends, bad wire types and invalid UTF-8; a RangeError
     // (nesting deep enough to exhaust the stack) is the same thing for the client: not a request we can read.
     throw new OtlpDecodeError(`not an OTLP ExportTraceServiceRequest in protobuf: ${(error as Error).message}`);
@@ -173,10 +188,6 @@ export function decodeTraceRequest(bytes: Uint8Array): OtlpTraceRequest {
 // OTLP/JSON
 
 type Json = unknown;
-
-const fail = (path: string, issue: string): never => {
-  throw new OtlpDecodeError(`${path}: ${issue}`);
-};
 
 function objectAt(value: Json, path: string): Record<string, Json> | undefined {
   if (value === undefined || value === null) return undefined;
@@ -271,7 +282,8 @@ function idAt(value: Json, path: string): string {
 
 const BASE64 = /^[A-Za-z0-9+/_-]*={0,2}$/;
 
-function valueOfJson(value: Json, path: string): OtlpValue {
+function valueOfJson(value: Json, path: string, depth: number): OtlpValue {
+  if (depth > MAX_VALUE_DEPTH) tooDeep(path);
   const any = objectAt(value, path);
   if (any === undefined) return null;
   if ("stringValue" in any && any.stringValue !== null) return stringAt(any.stringValue, `${path}.stringValue`);
@@ -284,12 +296,12 @@ function valueOfJson(value: Json, path: string): OtlpValue {
   if ("arrayValue" in any && any.arrayValue !== null) {
     const array = objectAt(any.arrayValue, `${path}.arrayValue`);
     return arrayAt(array?.values, `${path}.arrayValue.values`).map((item, index) =>
-      valueOfJson(item, `${path}.arrayValue.values.${index}`),
+      valueOfJson(item, `${path}.arrayValue.values.${index}`, depth + 1),
     );
   }
   if ("kvlistValue" in any && any.kvlistValue !== null) {
     const list = objectAt(any.kvlistValue, `${path}.kvlistValue`);
-    return mapOfJson(list?.values, `${path}.kvlistValue.values`);
+    return mapOfJson(list?.values, `${path}.kvlistValue.values`, depth + 1);
   }
   if ("bytesValue" in any && any.bytesValue !== null) {
     const text = stringAt(any.bytesValue, `${path}.bytesValue`);
@@ -299,12 +311,12 @@ function valueOfJson(value: Json, path: string): OtlpValue {
   return null;
 }
 
-function mapOfJson(values: Json, path: string): OtlpMap {
+function mapOfJson(values: Json, path: string, depth = 1): OtlpMap {
   const map: OtlpMap = new Map();
   arrayAt(values, path).forEach((item, index) => {
     const at = `${path}.${index}`;
     const keyValue = objectAt(item, at) ?? {};
-    map.set(stringAt(keyValue.key, `${at}.key`), valueOfJson(keyValue.value, `${at}.value`));
+    map.set(stringAt(keyValue.key, `${at}.key`), valueOfJson(keyValue.value, `${at}.value`, depth));
   });
   return map;
 }
@@ -381,6 +393,57 @@ export function readTraceRequestJson(value: Json): OtlpTraceRequest {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// Writing requests (for clients, tests and benchmarks)
+
+function anyValueOf(value: OtlpValue): AnyValue {
+  const message = (value: AnyValue["value"]) => ({ value }) as AnyValue;
+  if (typeof value === "string") return message({ case: "stringValue", value });
+  if (typeof value === "boolean") return message({ case: "boolValue", value });
+  if (typeof value === "number") {
+    return Number.isInteger(value)
+      ? message({ case: "intValue", value: BigInt(value) })
+      : message({ case: "doubleValue", value });
+  }
+  if (Array.isArray(value)) {
+    return message({ case: "arrayValue", value: { values: value.map(anyValueOf) } as never });
+  }
+  if (value instanceof Map) return message({ case: "kvlistValue", value: { values: keyValuesOf(value) } as never });
+  return message({ case: undefined });
+}
+
+const keyValuesOf = (map: OtlpMap) => [...map].map(([key, value]) => ({ key, value: anyValueOf(value) }));
+
+const bytesOf = (hex: string) => Uint8Array.from(Buffer.from(hex, "hex"));
+
+/** An `ExportTraceServiceRequest` in protobuf, from the plain form `decodeTraceRequest` reads. */
+export function encodeTraceRequest(request: OtlpTraceRequest): Uint8Array {
+  return toBinary(
+    ExportTraceServiceRequestSchema,
+    create(ExportTraceServiceRequestSchema, {
+      resourceSpans: request.resourceSpans.map((resourceSpans) => ({
+        resource: { attributes: keyValuesOf(resourceSpans.resource) },
+        scopeSpans: resourceSpans.scopeSpans.map((scopeSpans) => ({
+          scope: { ...scopeSpans.scope, attributes: keyValuesOf(scopeSpans.scope.attributes) },
+          spans: scopeSpans.spans.map((span) => ({
+            ...span,
+            traceId: bytesOf(span.traceId),
+            spanId: bytesOf(span.spanId),
+            parentSpanId: bytesOf(span.parentSpanId),
+            attributes: keyValuesOf(span.attributes),
+            events: span.events.map((event) => ({ ...event, attributes: keyValuesOf(event.attributes) })),
+            links: span.links.map((link) => ({
+              traceId: bytesOf(link.traceId),
+              spanId: bytesOf(link.spanId),
+              attributes: keyValuesOf(link.attributes),
+            })),
+          })),
+        })),
+      })),
+    }),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 // Responses
 
 export interface TraceResponse {
@@ -399,6 +462,14 @@ export function encodeTraceResponse(response: TraceResponse): Uint8Array {
       }),
     }),
   );
+}
+
+/** Reads an `ExportTraceServiceResponse` in protobuf (for clients and tests). */
+export function decodeTraceResponse(bytes: Uint8Array): TraceResponse {
+  const partial = fromBinary(ExportTraceServiceResponseSchema, bytes).partialSuccess;
+  return partial
+    ? { partialSuccess: { rejectedSpans: Number(partial.rejectedSpans), errorMessage: partial.errorMessage } }
+    : {};
 }
 
 /** `ExportTraceServiceResponse` in OTLP/JSON (int64 as a decimal string, as protobuf's JSON mapping writes it). */
