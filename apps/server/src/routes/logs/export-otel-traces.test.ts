@@ -128,3 +128,163 @@ describeEachStore("exportOtelTraces", (use) => {
     expect(reply.body.error.message).toContain("pharos.project.id");
   });
 });
+
+const messages = (content: string) => JSON.parse(content) as { input: string; output: string };
+
+describeEachStore("exportOtelTraces: conventions of real instrumentations", (use) => {
+  it("maps the AI SDK's generateText: the outer span a Function, the inner doGenerate the Model call", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    for (const name of ["genai/aisdk-generateText.doGenerate.pb", "genai/aisdk-generateText.pb"]) {
+      expect((await sendOtlp(h, { body: otlpFixture(name), projectId })).status).toBe(200);
+    }
+    const trace = await storedOtelTrace(h, "792be93ea09e104bb51342d9779e90c4", projectId);
+    expect(trace).toMatchObject({
+      name: "ai.generateText",
+      status: "success",
+      totalInputTokens: 11,
+      totalOutputTokens: 5,
+    });
+    const model = trace?.spans["56996f284cbd88db"];
+    expect(model).toMatchObject({ contentType: "Model", provider: "openai", model: "gpt-4o-mini", totalTokens: 16 });
+    expect(model?.parentReferenceId).toBe("1a65d55cfc24d235");
+    const { input, output } = messages(model?.content as string);
+    expect(JSON.parse(input).messages).toEqual([
+      { role: "system", content: [{ modality: "text", value: "You are terse." }] },
+      { role: "user", content: [{ modality: "text", value: "Say hi" }] },
+    ]);
+    expect(JSON.parse(output)).toEqual({
+      messages: [{ role: "assistant", content: [{ modality: "text", value: "Hello from fake model" }] }],
+      tokenUsage: { promptTokens: 11, completionTokens: 5, totalTokens: 16 },
+    });
+    expect(model?.attributes).toMatchObject({ "ai.settings.temperature": 0.2, "ai.response.finishReason": "stop" });
+    expect(model?.cost).toBeCloseTo((11 * 0.15 + 5 * 0.6) / 1_000_000, 15);
+    const outer = trace?.spans["1a65d55cfc24d235"];
+    expect(outer).toMatchObject({ contentType: "Function", cost: null });
+    expect(JSON.parse(messages(outer?.content as string).output)).toBe("Hello from fake model");
+  });
+
+  it("maps the AI SDK's streamText doStream span as a Model call of its provider", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    expect((await sendOtlp(h, { body: otlpFixture("genai/aisdk-streamText.doStream.pb"), projectId })).status).toBe(
+      200,
+    );
+    const trace = await storedOtelTrace(h, "6b450c2759008e06038e0c635b297403", projectId);
+    expect(trace).toMatchObject({ status: "pending", name: "ai.streamText.doStream" });
+    const model = trace?.spans["96e4ff9c46dd1516"];
+    expect(model).toMatchObject({ contentType: "Model", provider: "pharos-fake", promptTokens: 11, cost: null });
+    expect(model?.events).toHaveLength(2);
+  });
+
+  it.each([
+    ["genai/openinference-chat.pb", "e2f7f10c605aaabb3bbeeb724c551a2f", "bbca9c98df66d2e2", 11],
+    ["genai/openinference-chat-stream.pb", "144c32e09556dba51c3daf3abba22265", "37836c9a53a820a5", null],
+  ] as const)(
+    "maps OpenInference's flattened messages and token counts (%s)",
+    async (name, traceId, spanId, tokens) => {
+      const h = use();
+      const projectId = await newProject(h);
+      expect((await sendOtlp(h, { body: otlpFixture(name), projectId })).status).toBe(200);
+      const span = (await storedOtelTrace(h, traceId, projectId))?.spans[spanId];
+      expect(span).toMatchObject({
+        contentType: "Model",
+        provider: "openai",
+        model: "gpt-4o-mini",
+        promptTokens: tokens,
+      });
+      const { input, output } = messages(span?.content as string);
+      expect(JSON.parse(input).messages.at(-1)).toMatchObject({ role: "user" });
+      expect(JSON.parse(output).messages[0]).toMatchObject({ role: "assistant" });
+      expect(JSON.parse(output).messages[0].content[0].value).toMatch(/^Hello from fake model/);
+      expect(span?.attributes).toMatchObject({ "llm.finish_reason": "stop", "input.mime_type": "application/json" });
+      expect(Object.keys(span?.attributes ?? {}).filter((key) => key.startsWith("llm.input_messages"))).toEqual([]);
+    },
+  );
+
+  it("maps the current GenAI messages, older prompt/completion attributes and OpenLLMetry's kinds", async () => {
+    const h = use();
+    const traceId = hexId(16);
+    const [current, older, tool, workflow, unknown] = [hexId(8), hexId(8), hexId(8), hexId(8), hexId(8)];
+    const body = jsonRequest([
+      {
+        traceId,
+        spanId: current,
+        parentSpanId: workflow,
+        attributes: {
+          "gen_ai.operation.name": "chat",
+          "gen_ai.provider.name": "anthropic",
+          "gen_ai.request.model": "claude-sonnet-4-5",
+          "gen_ai.system_instructions": JSON.stringify([{ type: "text", content: "Be brief." }]),
+          "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Hi" }] }]),
+          "gen_ai.output.messages": JSON.stringify([
+            {
+              role: "assistant",
+              parts: [{ type: "tool_call", id: "call_1", name: "lookup", arguments: { q: 1 } }],
+              finish_reason: "tool_call",
+            },
+          ]),
+          "gen_ai.usage.input_tokens": 1000,
+          "gen_ai.usage.output_tokens": 100,
+        },
+      },
+      {
+        traceId,
+        spanId: older,
+        parentSpanId: workflow,
+        attributes: {
+          "gen_ai.system": "openai",
+          "gen_ai.request.model": "gpt-4o",
+          "llm.request.type": "chat",
+          "gen_ai.prompt.0.role": "user",
+          "gen_ai.prompt.0.content": "Hello",
+          "gen_ai.completion.0.role": "assistant",
+          "gen_ai.completion.0.content": "Hi there",
+          "gen_ai.usage.prompt_tokens": 3,
+          "gen_ai.usage.completion_tokens": 2,
+          "gen_ai.usage.cost": 0.5,
+        },
+      },
+      {
+        traceId,
+        spanId: tool,
+        parentSpanId: workflow,
+        attributes: {
+          "traceloop.span.kind": "tool",
+          "traceloop.entity.input": '{"q":1}',
+          "traceloop.entity.output": "found",
+        },
+      },
+      { traceId, spanId: workflow, name: "agent", attributes: { "traceloop.span.kind": "workflow" } },
+      { traceId, spanId: unknown, parentSpanId: workflow, attributes: { "my.custom": [1, { a: true }] } },
+    ]);
+    expect((await sendOtlp(h, { body: JSON.stringify(body) })).status).toBe(200);
+    const trace = await storedOtelTrace(h, traceId);
+    const currentSpan = trace?.spans[current];
+    expect(currentSpan).toMatchObject({ contentType: "Model", provider: "anthropic", promptTokens: 1000 });
+    expect(currentSpan?.cost).toBeCloseTo((1000 * 3 + 100 * 15) / 1_000_000, 15);
+    const currentContent = messages(currentSpan?.content as string);
+    expect(JSON.parse(currentContent.input).messages).toEqual([
+      { role: "system", content: [{ modality: "text", value: "Be brief." }] },
+      { role: "user", content: [{ modality: "text", value: "Hi" }] },
+    ]);
+    expect(JSON.parse(currentContent.output).messages[0].content[0]).toEqual({
+      modality: "tool-call",
+      index: 0,
+      id: "call_1",
+      name: "lookup",
+      arguments: '{"q":1}',
+    });
+    const olderSpan = trace?.spans[older];
+    expect(olderSpan).toMatchObject({ contentType: "Model", provider: "openai", model: "gpt-4o", cost: 0.5 });
+    expect(JSON.parse(messages(olderSpan?.content as string).output).messages[0].content[0].value).toBe("Hi there");
+    expect(olderSpan?.attributes).toMatchObject({ "llm.request.type": "chat" });
+    expect(trace?.spans[tool]).toMatchObject({ contentType: "Tool" });
+    expect(messages(trace?.spans[tool]?.content as string)).toMatchObject({ input: '{"q":1}', output: '"found"' });
+    expect(trace?.spans[workflow]).toMatchObject({ contentType: "Function" });
+    expect(trace?.spans[unknown]).toMatchObject({ contentType: "Other" });
+    expect(trace?.spans[unknown]?.attributes).toMatchObject({ "my.custom": '[1,{"a":true}]' });
+    expect(trace).toMatchObject({ name: "agent", totalInputTokens: 1003, totalOutputTokens: 102 });
+    expect(trace?.totalCost).toBeCloseTo(0.5 + (1000 * 3 + 100 * 15) / 1_000_000, 12);
+  });
+});

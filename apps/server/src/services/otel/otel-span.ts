@@ -27,6 +27,9 @@ const PREVIEW_CHARACTERS = 8 * 1024;
 export const MIN_TIME = 1_672_511_400_000;
 export const MAX_TIME = 33_229_420_200_000;
 
+/** The providers of the model price table (services/models/price-table.ts). */
+const PRICED_PROVIDERS = new Set(["openai", "anthropic"]);
+
 const SPAN_KINDS = ["unspecified", "internal", "server", "client", "producer", "consumer"];
 
 /** Text PostgreSQL can store (it holds no U+0000 in text), on both databases alike. */
@@ -104,7 +107,8 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
   if (type === "Model") {
     const fields = modelFields(reader);
     const usage = fields.output.tokenUsage;
-    const price = fields.cost === undefined && usage ? priceOf(fields.provider as never, fields.model) : null;
+    const priced = fields.cost === undefined && usage && PRICED_PROVIDERS.has(fields.provider);
+    const price = priced ? priceOf(fields.provider as "openai" | "anthropic", fields.model) : null;
     const cost =
       fields.cost ??
       (price && usage
