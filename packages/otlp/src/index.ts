@@ -162,12 +162,14 @@ function spanOfProto(span: Span): OtlpSpan {
 export function decodeTraceRequest(bytes: Uint8Array): OtlpTraceRequest {
   let request: ReturnType<typeof fromBinary<typeof ExportTraceServiceRequestSchema>>;
   try {
-    request = fromBinary(ExportTraceServiceRequestSchema, bytes);
+    // protobuf-es stops at 100 nested messages by default; an attribute level is three (AnyValue, KeyValueList,
+    // KeyValue), so allow MAX_VALUE_DEPTH levels of attributes and judge their depth below, with its own message.
+    request = fromBinary(ExportTraceServiceRequestSchema, bytes, { recursionLimit: 3 * MAX_VALUE_DEPTH + 16 });
   } catch (error) {
     if (error instanceof OtlpDecodeError) throw error;
     // protobuf-es throws plain Errors for premature ends, bad wire types and invalid UTF-8; a RangeError
     // (nesting deep enough to exhaust the stack) is the same thing for the client: not a request we can read.
-    throw new OtlpDecodeError(`not an OTLP ExportTraceServiceRequest in protobuf: ${(error as Error).message}`);
+    throw new OtlpDecodeError(`protobuf: ${(error as Error).message}`);
   }
   return {
     resourceSpans: request.resourceSpans.map((resourceSpans) => ({

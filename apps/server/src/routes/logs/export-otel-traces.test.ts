@@ -1,4 +1,5 @@
-import { decodeTraceResponse } from "@pharos/otlp";
+import { gzipSync } from "node:zlib";
+import { decodeTraceResponse, encodeTraceRequest, type OtlpValue, readTraceRequestJson } from "@pharos/otlp";
 import { expect, it } from "vitest";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { countRows, newProject } from "../../testing/log-write-fixtures.ts";
@@ -286,5 +287,230 @@ describeEachStore("exportOtelTraces: conventions of real instrumentations", (use
     expect(trace?.spans[unknown]?.attributes).toMatchObject({ "my.custom": '[1,{"a":true}]' });
     expect(trace).toMatchObject({ name: "agent", totalInputTokens: 1003, totalOutputTokens: 102 });
     expect(trace?.totalCost).toBeCloseTo(0.5 + (1000 * 3 + 100 * 15) / 1_000_000, 12);
+  });
+});
+
+describeEachStore("exportOtelTraces: projects and keys", (use) => {
+  it("takes the project from the resource attribute pharos.project.id; the header wins over it", async () => {
+    const h = use();
+    const [fromAttribute, fromHeader] = [await newProject(h), await newProject(h)];
+    const traceId = hexId(16);
+    const body = JSON.stringify(jsonRequest([{ traceId, spanId: hexId(8) }], { "pharos.project.id": fromAttribute }));
+    expect((await sendOtlp(h, { body, projectId: null })).status).toBe(200);
+    expect(await storedOtelTrace(h, traceId, fromAttribute)).toBeDefined();
+    const other = hexId(16);
+    const second = JSON.stringify(
+      jsonRequest([{ traceId: other, spanId: hexId(8) }], { "pharos.project.id": fromAttribute }),
+    );
+    expect((await sendOtlp(h, { body: second, projectId: fromHeader })).status).toBe(200);
+    expect(await storedOtelTrace(h, other, fromHeader)).toBeDefined();
+    expect(await storedOtelTrace(h, other, fromAttribute)).toBeUndefined();
+  });
+
+  it("serves ingest-only keys; refuses read-only keys (403), keys restricted to other projects (403), other workspaces' projects (404)", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const body = () => JSON.stringify(jsonRequest([{ traceId: hexId(16), spanId: hexId(8) }]));
+    expect((await sendOtlp(h, { body: body(), key: await h.newKey("ingest-only"), projectId })).status).toBe(200);
+    expect((await sendOtlp(h, { body: body(), key: await h.newKey("read-only"), projectId })).status).toBe(403);
+    const restricted = await h.newKey("ingest-only", [h.projectId]);
+    expect((await sendOtlp(h, { body: body(), key: restricted, projectId })).status).toBe(403);
+    const other = await h.otherWorkspace();
+    expect((await sendOtlp(h, { body: body(), key: other.key, projectId })).status).toBe(404);
+    expect((await sendOtlp(h, { body: body(), projectId: other.projectId })).status).toBe(404);
+    expect(await countRows(h, "logSpans", projectId)).toBe(1);
+    expect(await countRows(h, "logSpans", other.projectId)).toBe(0);
+  });
+});
+
+describeEachStore("exportOtelTraces: bad input", (use) => {
+  const json = (spans: Parameters<typeof jsonRequest>[0]) => JSON.stringify(jsonRequest(spans));
+
+  it("400 for a truncated protobuf body, bytes that are not protobuf, and gzip that is not gzip; nothing stored", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const parent = otlpFixture("otlp-proto-parent.pb");
+    for (const body of [parent.subarray(0, parent.length - 7), Buffer.from("not protobuf at all, surely")]) {
+      const reply = await sendOtlp(h, { body, projectId });
+      expect(reply.status).toBe(400);
+      expect(reply.body.error.code).toBe("VALIDATION_ERROR");
+    }
+    const notGzip = await sendOtlp(h, { body: parent, projectId, headers: { "Content-Encoding": "gzip" } });
+    expect(notGzip.status).toBe(400);
+    const deflate = await sendOtlp(h, { body: parent, projectId, headers: { "Content-Encoding": "deflate" } });
+    expect(deflate.status).toBe(400);
+    const text = await sendOtlp(h, { body: parent, projectId, headers: { "Content-Type": "text/plain" } });
+    expect(text.status).toBe(400);
+    expect(await countRows(h, "logSpans", projectId)).toBe(0);
+  });
+
+  it.each([
+    ["a number as the trace id", { traceId: 12 }, "traceId"],
+    ["base64 ids", { spanId: "7uGbfsPBsXQ=" }, "spanId"],
+    ["a string as the kind", { kind: "client" }, "kind"],
+    ["text as a time", { startTimeUnixNano: "soon" }, "startTimeUnixNano"],
+    ["an object as attributes", { attributes: { a: 1 } }, "attributes"],
+  ])("400 naming the field for OTLP/JSON with %s; nothing of the request stored", async (_, fields, field) => {
+    const h = use();
+    const projectId = await newProject(h);
+    const good = { traceId: hexId(16), spanId: hexId(8) };
+    const body = JSON.parse(json([good, { traceId: hexId(16), spanId: hexId(8) }]));
+    Object.assign(body.resourceSpans[0].scopeSpans[0].spans[1], fields);
+    const reply = await sendOtlp(h, { body: JSON.stringify(body), projectId });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.message).toContain(field);
+    expect(await countRows(h, "logSpans", projectId)).toBe(0);
+  });
+
+  it("rejects spans with ids of the wrong length or times out of range one by one (partialSuccess); stores the rest", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const traceId = hexId(16);
+    const body = json([
+      { traceId, spanId: hexId(8) },
+      { traceId: "abcd", spanId: hexId(8) },
+      { traceId, spanId: "00000000000000000000" },
+      { traceId, spanId: hexId(8), parentSpanId: "abcdef" },
+      { traceId, spanId: hexId(8), startTimeUnixNano: "5" },
+    ]);
+    const reply = await sendOtlp(h, { body, projectId });
+    expect(reply.status).toBe(200);
+    expect(reply.body.partialSuccess.rejectedSpans).toBe("4");
+    expect(reply.body.partialSuccess.errorMessage).toContain("resourceSpans.0.scopeSpans.0.spans.1: traceId");
+    expect(await countRows(h, "logSpans", projectId)).toBe(1);
+
+    const proto = await sendOtlp(h, {
+      body: encodeTraceRequest(readTraceRequestJson(JSON.parse(json([{ traceId, spanId: "abcd" }])))),
+      projectId,
+    });
+    expect(proto.status).toBe(200);
+    expect(decodeTraceResponse(proto.body).partialSuccess?.rejectedSpans).toBe(1);
+  });
+
+  it("413 for a gzip bomb (a small body over 64 MB decompressed); nothing stored", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const bomb = gzipSync(Buffer.alloc(65 * 1024 * 1024, 0x20));
+    expect(bomb.length).toBeLessThan(100 * 1024);
+    const reply = await sendOtlp(h, {
+      body: bomb,
+      encoding: "json",
+      projectId,
+      headers: { "Content-Encoding": "gzip" },
+    });
+    expect(reply.status).toBe(413);
+    expect(reply.body.error.code).toBe("PAYLOAD_TOO_LARGE");
+    expect(await countRows(h, "logSpans", projectId)).toBe(0);
+  });
+
+  it("stores a protobuf span whose attribute nests 100 deep; 400 past 128 levels, and for OTLP/JSON past the body's 64", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const nested = (depth: number): unknown => (depth === 0 ? "leaf" : { next: nested(depth - 1) });
+    const deepMap = (depth: number): OtlpValue => (depth === 0 ? "leaf" : new Map([["next", deepMap(depth - 1)]]));
+    const protobuf = (depth: number, traceId = hexId(16), spanId = hexId(8)) => {
+      const request = readTraceRequestJson(JSON.parse(json([{ traceId, spanId }])));
+      request.resourceSpans[0]?.scopeSpans[0]?.spans[0]?.attributes.set("deep", deepMap(depth));
+      return encodeTraceRequest(request);
+    };
+    const traceId = hexId(16);
+    const spanId = hexId(8);
+    const deep = await sendOtlp(h, { body: protobuf(100, traceId, spanId), projectId });
+    expect(deep.status, JSON.stringify(deep.body)).toBe(200);
+    const span = (await storedOtelTrace(h, traceId, projectId))?.spans[spanId];
+    // A map is kept as JSON text.
+    expect(JSON.parse(span?.attributes.deep)).toEqual(nested(100));
+    const tooDeep = await sendOtlp(h, { body: protobuf(140), projectId });
+    expect(tooDeep.status).toBe(400);
+    expect(tooDeep.body.error.message).toMatch(/deeper than 128|recursion depth/);
+    // In OTLP/JSON each level of a map is four levels of JSON: the body's limit of 64 levels answers first.
+    const deepJson = await sendOtlp(h, {
+      body: json([{ traceId: hexId(16), spanId: hexId(8), attributes: { deep: nested(100) } }]),
+      projectId,
+    });
+    expect(deepJson.status).toBe(400);
+    expect(deepJson.body.error.message).toContain("64 levels");
+    expect(await countRows(h, "logSpans", projectId)).toBe(1);
+  });
+
+  it("stores content over 1 MB truncated and marked, its token usage kept", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const traceId = hexId(16);
+    const spanId = hexId(8);
+    const attributes = {
+      "gen_ai.operation.name": "chat",
+      "gen_ai.provider.name": "openai",
+      "gen_ai.request.model": "gpt-4o-mini",
+      "gen_ai.input.messages": JSON.stringify([
+        { role: "user", parts: [{ type: "text", content: "x".repeat(1_200_000) }] },
+      ]),
+      "gen_ai.usage.input_tokens": 300_000,
+      "gen_ai.usage.output_tokens": 1,
+    };
+    const reply = await sendOtlp(h, { body: json([{ traceId, spanId, attributes }]), projectId, gzip: true });
+    expect(reply.status).toBe(200);
+    const span = (await storedOtelTrace(h, traceId, projectId))?.spans[spanId];
+    expect(span?.content.length).toBeLessThan(1_048_576);
+    expect(span).toMatchObject({ contentType: "Model", promptTokens: 300_000 });
+    expect(span?.attributes["pharos.content.truncated"]).toBe(true);
+    expect(JSON.parse(JSON.parse(span?.content as string).input)).toMatchObject({ truncated: true });
+  });
+
+  it("keeps what does not fit attributes and events (over 100 keys, long values, over 100 events) in the content", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const traceId = hexId(16);
+    const spanId = hexId(8);
+    const attributes = Object.fromEntries(Array.from({ length: 120 }, (_, i) => [`k${i}`, i]));
+    const events = Array.from({ length: 105 }, (_, i) => ({ name: `e${i}`, timeUnixNano: "1" }));
+    const body = json([
+      { traceId, spanId, attributes: { ...attributes, long: "y".repeat(5000), "": "empty key" }, events },
+    ]);
+    expect((await sendOtlp(h, { body, projectId })).status).toBe(200);
+    const span = (await storedOtelTrace(h, traceId, projectId))?.spans[spanId];
+    expect(Object.keys(span?.attributes ?? {})).toHaveLength(100);
+    expect(span?.events).toHaveLength(100);
+    const kept = JSON.parse(JSON.parse(span?.content as string).input).otel;
+    expect(Object.keys(kept.attributes)).toEqual(expect.arrayContaining(["k119", "long", ""]));
+    expect(kept.events).toHaveLength(5);
+    expect(Object.keys(span?.attributes ?? {}).length + Object.keys(kept.attributes).length).toBe(
+      122 + 4, // the span's, plus the resource's service.name, scope name and version, and the kind
+    );
+  });
+
+  it("stores a trace of 10,000 spans over several requests, and rejects the spans beyond", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const traceId = hexId(16);
+    for (let sent = 0; sent < 10_000; sent += 2500) {
+      const spans = Array.from({ length: 2500 }, () => ({ traceId, spanId: hexId(8), name: "step" }));
+      const reply = await sendOtlp(h, { body: json(spans), projectId, gzip: true });
+      expect(reply.status).toBe(200);
+      expect(reply.body).toEqual({});
+    }
+    const beyond = await sendOtlp(h, { body: json([{ traceId, spanId: hexId(8) }]), projectId });
+    expect(beyond.body.partialSuccess.rejectedSpans).toBe("1");
+    const trace = await storedOtelTrace(h, traceId, projectId);
+    expect(trace?.spanIds).toHaveLength(10_000);
+    expect(await countRows(h, "logSpans", projectId)).toBe(10_000);
+  });
+
+  it("attaches a parent and its child sent at the same time to one trace", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const traceId = hexId(16);
+    const parent = hexId(8);
+    const replies = await Promise.all(
+      [
+        json([{ traceId, spanId: parent, name: "root" }]),
+        json([{ traceId, spanId: hexId(8), parentSpanId: parent }]),
+        json([{ traceId, spanId: hexId(8), parentSpanId: parent }]),
+      ].map((body) => sendOtlp(h, { body, projectId })),
+    );
+    expect(replies.map((reply) => reply.status)).toEqual([200, 200, 200]);
+    const trace = await storedOtelTrace(h, traceId, projectId);
+    expect(trace).toMatchObject({ name: "root", status: "success" });
+    expect(trace?.spanIds).toHaveLength(3);
   });
 });
