@@ -1,6 +1,14 @@
+import type { Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
+import { createAdaptorServer } from "@hono/node-server";
+import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
+import { resourceFromAttributes } from "@opentelemetry/resources";
+import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { decodeTraceResponse, encodeTraceRequest, type OtlpValue, readTraceRequestJson } from "@pharos/otlp";
-import { expect, it } from "vitest";
+import { afterAll, beforeAll, expect, it } from "vitest";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { countRows, newProject } from "../../testing/log-write-fixtures.ts";
 import { hexId, jsonRequest, otlpFixture, PAIR, sendOtlp } from "../../testing/otel-fixtures.ts";
@@ -513,4 +521,106 @@ describeEachStore("exportOtelTraces: bad input", (use) => {
     expect(trace).toMatchObject({ name: "root", status: "success" });
     expect(trace?.spanIds).toHaveLength(3);
   });
+});
+
+describeEachStore("exportOtelTraces: the OpenTelemetry JS SDK and its exporters", (use) => {
+  let server: Server;
+  let base: string;
+  const requests: string[] = [];
+  beforeAll(async () => {
+    const { app } = use();
+    server = createAdaptorServer({
+      fetch: (request: Request) => {
+        requests.push(request.headers.get("content-type") ?? "");
+        return app.fetch(request);
+      },
+    }) as Server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+  it.each([
+    ["protobuf", "none"],
+    ["protobuf", "gzip"],
+    ["json", "none"],
+    ["json", "gzip"],
+  ] as const)(
+    "stores a trace the %s exporter (compression %s) splits over several requests, children first",
+    async (encoding, compression) => {
+      const h = use();
+      const projectId = await newProject(h);
+      const options = {
+        url: `${base}/v2/otel/v1/traces`,
+        headers: { Authorization: `Bearer ${h.key}`, "x-pharos-project-id": projectId },
+        compression: compression as never,
+      };
+      const exporter = encoding === "protobuf" ? new ProtoExporter(options) : new JsonExporter(options);
+      const provider = new NodeTracerProvider({
+        resource: resourceFromAttributes({ "service.name": "sdk-test" }),
+        // Two spans per export: the four spans of the trace go out in two requests, the root (ended last) in the last.
+        spanProcessors: [new BatchSpanProcessor(exporter, { maxExportBatchSize: 2, scheduledDelayMillis: 5 })],
+      });
+      const tracer = provider.getTracer("sdk-test", "1.0.0");
+      const before = requests.length;
+
+      const root = tracer.startSpan("answer-question", { kind: SpanKind.SERVER });
+      const inRoot = trace.setSpan(context.active(), root);
+      const llm = tracer.startSpan(
+        "chat gpt-4o-mini",
+        {
+          kind: SpanKind.CLIENT,
+          attributes: {
+            "gen_ai.operation.name": "chat",
+            "gen_ai.provider.name": "openai",
+            "gen_ai.request.model": "gpt-4o-mini",
+            "gen_ai.input.messages": JSON.stringify([{ role: "user", parts: [{ type: "text", content: "Hi" }] }]),
+            "gen_ai.usage.input_tokens": 12,
+            "gen_ai.usage.output_tokens": 7,
+            "app.tags": ["a", "b"],
+          },
+        },
+        inRoot,
+      );
+      llm.addEvent("first-token", { "gen_ai.token.index": 0 });
+      llm.end();
+      const tool = tracer.startSpan(
+        "execute_tool lookup",
+        { attributes: { "gen_ai.operation.name": "execute_tool" } },
+        inRoot,
+      );
+      tool.setStatus({ code: SpanStatusCode.ERROR, message: "not found" });
+      tool.end();
+      tracer.startSpan("format", {}, inRoot).end();
+      root.end();
+      await provider.forceFlush();
+      await provider.shutdown();
+
+      const sent = requests.slice(before);
+      expect(sent.length).toBeGreaterThanOrEqual(2);
+      expect(
+        sent.every((type) => type.startsWith(encoding === "protobuf" ? "application/x-protobuf" : "application/json")),
+      ).toBe(true);
+      const { traceId, spanId } = root.spanContext();
+      const stored = await storedOtelTrace(h, traceId, projectId);
+      expect(stored).toMatchObject({
+        name: "answer-question",
+        status: "success",
+        totalInputTokens: 12,
+        totalOutputTokens: 7,
+      });
+      expect(stored?.spanIds).toHaveLength(4);
+      const model = stored?.spans[llm.spanContext().spanId];
+      expect(model).toMatchObject({ contentType: "Model", provider: "openai", parentReferenceId: spanId });
+      expect(model?.cost).toBeCloseTo(GPT_4O_MINI_COST, 15);
+      expect(model?.attributes).toMatchObject({
+        "app.tags": '["a","b"]',
+        "otel.span.kind": "client",
+        "otel.resource.service.name": "sdk-test",
+      });
+      expect(model?.events[0]).toMatchObject({ name: "first-token", attributes: { "gen_ai.token.index": 0 } });
+      expect(stored?.spans[tool.spanContext().spanId]).toMatchObject({ contentType: "Tool", status: "failure" });
+      expect(stored?.spans[spanId]).toMatchObject({ contentType: "Other", parentReferenceId: null });
+    },
+  );
 });
