@@ -1,14 +1,17 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
+import { createOpenAI } from "@ai-sdk/openai";
 import { createAdaptorServer } from "@hono/node-server";
-import { context, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
+import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { decodeTraceResponse, encodeTraceRequest, type OtlpValue, readTraceRequestJson } from "@pharos/otlp";
+import { generateText } from "ai";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { type FakeProvider, startFakeProvider } from "../../testing/fake-provider.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { countRows, newProject } from "../../testing/log-write-fixtures.ts";
 import { hexId, jsonRequest, otlpFixture, PAIR, sendOtlp } from "../../testing/otel-fixtures.ts";
@@ -623,4 +626,80 @@ describeEachStore("exportOtelTraces: the OpenTelemetry JS SDK and its exporters"
       expect(stored?.spans[spanId]).toMatchObject({ contentType: "Other", parentReferenceId: null });
     },
   );
+});
+
+describeEachStore("exportOtelTraces: the Vercel AI SDK's telemetry against the fake provider", (use) => {
+  let server: Server;
+  let base: string;
+  let fake: FakeProvider;
+  beforeAll(async () => {
+    server = createAdaptorServer({ fetch: use().app.fetch }) as Server;
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    fake = await startFakeProvider();
+  });
+  afterAll(async () => {
+    await fake.close();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  // The fake provider does not stream: streamText is covered by the captured doStream body above.
+  it("stores ai's generateText as a Function span around its Model call (doGenerate)", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const provider = new NodeTracerProvider({
+      resource: resourceFromAttributes({ "service.name": "ai-app", "pharos.project.id": projectId }),
+      spanProcessors: [
+        new BatchSpanProcessor(
+          new ProtoExporter({ url: `${base}/v2/otel/v1/traces`, headers: { Authorization: `Bearer ${h.key}` } }),
+        ),
+      ],
+    });
+    const model = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" }).chat("gpt-4o-mini");
+    const telemetry = { isEnabled: true, functionId: "support-chat", tracer: provider.getTracer("ai") };
+    // The AI SDK nests its spans through the active context: that takes the global context manager register() sets.
+    provider.register();
+    let result: Awaited<ReturnType<typeof generateText>>;
+    try {
+      result = await generateText({
+        model,
+        system: "You are terse.",
+        prompt: "Say hi",
+        experimental_telemetry: telemetry,
+      });
+      await provider.forceFlush();
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    }
+    expect(result.text).toBe("Echo: Say hi");
+
+    const stored = await h.store.db
+      .selectFrom("logTraces")
+      .select(["referenceId"])
+      .where("projectId", "=", projectId)
+      .executeTakeFirstOrThrow();
+    const storedTrace = await storedOtelTrace(h, stored.referenceId as string, projectId);
+    expect(storedTrace).toMatchObject({ name: "ai.generateText", status: "success" });
+    const spans = Object.values(storedTrace?.spans ?? {}) as NonNullable<typeof storedTrace>["spans"][string][];
+    const inner = spans.find((span) => span.contentType === "Model");
+    expect(inner, JSON.stringify(spans.map((span) => [span.name, span.contentType]))).toMatchObject({
+      name: "ai.generateText.doGenerate",
+      provider: "openai",
+      model: "gpt-4o-mini",
+    });
+    expect(inner?.promptTokens).toBe(result.usage.inputTokens);
+    expect(inner?.completionTokens).toBe(result.usage.outputTokens);
+    expect(inner?.cost).toBeGreaterThan(0);
+    expect(storedTrace?.totalInputTokens).toBe(inner?.promptTokens);
+    const content = messages(inner?.content as string);
+    expect(JSON.parse(content.input).messages).toEqual([
+      { role: "system", content: [{ modality: "text", value: "You are terse." }] },
+      { role: "user", content: [{ modality: "text", value: "Say hi" }] },
+    ]);
+    expect(JSON.parse(content.output).messages[0].content[0].value).toBe("Echo: Say hi");
+    expect(spans.find((span) => span.name === "ai.generateText")).toMatchObject({ contentType: "Function" });
+  });
 });
