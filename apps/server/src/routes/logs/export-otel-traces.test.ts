@@ -2,14 +2,17 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { createOpenAI } from "@ai-sdk/openai";
+import { OpenAIInstrumentation as OpenInferenceOpenAI } from "@arizeai/openinference-instrumentation-openai";
 import { createAdaptorServer } from "@hono/node-server";
 import { context, propagation, SpanKind, SpanStatusCode, trace } from "@opentelemetry/api";
 import { OTLPTraceExporter as JsonExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { OTLPTraceExporter as ProtoExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { resourceFromAttributes } from "@opentelemetry/resources";
-import { BatchSpanProcessor, NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
+import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { decodeTraceResponse, encodeTraceRequest, type OtlpValue, readTraceRequestJson } from "@pharos/otlp";
+import { OpenAIInstrumentation as OpenLLMetryOpenAI } from "@traceloop/instrumentation-openai";
 import { generateText } from "ai";
+import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "../../testing/fake-provider.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
@@ -703,3 +706,106 @@ describeEachStore("exportOtelTraces: the Vercel AI SDK's telemetry against the f
     expect(spans.find((span) => span.name === "ai.generateText")).toMatchObject({ contentType: "Function" });
   });
 });
+
+/**
+ * The instrumentations keep the tracer they patched the openai SDK with: they trace to one provider for the file,
+ * whose exporter hands the spans to the exporter of the test that runs.
+ */
+class ForwardingExporter implements SpanExporter {
+  target: SpanExporter | undefined;
+  export(...[spans, done]: Parameters<SpanExporter["export"]>): void {
+    if (this.target) this.target.export(spans, done);
+    else done({ code: 0 });
+  }
+  async shutdown(): Promise<void> {}
+  async forceFlush(): Promise<void> {
+    await this.target?.forceFlush?.();
+  }
+}
+const forwarding = new ForwardingExporter();
+const instrumentedProvider = new NodeTracerProvider({
+  resource: resourceFromAttributes({ "service.name": "openai-app" }),
+  spanProcessors: [new BatchSpanProcessor(forwarding)],
+});
+const openInference = new OpenInferenceOpenAI({ tracerProvider: instrumentedProvider });
+const openLLMetry = new OpenLLMetryOpenAI({ traceContent: true });
+openLLMetry.setTracerProvider(instrumentedProvider);
+
+describeEachStore(
+  "exportOtelTraces: OpenInference's and OpenLLMetry's OpenAI instrumentations against the fake provider",
+  (use) => {
+    let server: Server;
+    let base: string;
+    let fake: FakeProvider;
+    beforeAll(async () => {
+      server = createAdaptorServer({ fetch: use().app.fetch }) as Server;
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      fake = await startFakeProvider();
+    });
+    afterAll(async () => {
+      await fake.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    });
+
+    /** One chat completion through the openai SDK, traced by `instrumentation`; the stored span of its `scope`. */
+    async function instrumentedChat(
+      h: Harness,
+      scope: string,
+      instrumentation: OpenInferenceOpenAI | OpenLLMetryOpenAI,
+    ) {
+      const projectId = await newProject(h);
+      forwarding.target = new JsonExporter({
+        url: `${base}/v2/otel/v1/traces`,
+        headers: { Authorization: `Bearer ${h.key}`, "x-pharos-project-id": projectId },
+      });
+      // One instrumentation at a time (patching unwraps what the other wrapped): OpenInference's patch is undone
+      // first, since it would not patch a module it patched before.
+      (openInference as unknown as { unpatch(module: unknown): void }).unpatch(OpenAI);
+      instrumentation.manuallyInstrument(OpenAI);
+      const client = new OpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" });
+      const completion = await client.chat.completions.create({
+        model: "gpt-4o-mini",
+        messages: [
+          { role: "system", content: "You are terse." },
+          { role: "user", content: "Say hi" },
+        ],
+      });
+      await instrumentedProvider.forceFlush();
+      forwarding.target = undefined;
+      const rows = await h.store.db
+        .selectFrom("logSpans")
+        .innerJoin("logTraces", "logTraces.id", "logSpans.traceId")
+        .select(["logSpans.referenceId as span", "logTraces.referenceId as trace"])
+        .where("logSpans.projectId", "=", projectId)
+        .execute();
+      for (const row of rows) {
+        const span = (await storedOtelTrace(h, row.trace as string, projectId))?.spans[row.span as string];
+        if (span?.attributes["otel.scope.name"] === scope) return { completion, span };
+      }
+      return { completion, span: undefined };
+    }
+
+    it.each([
+      ["OpenInference", "@arizeai/openinference-instrumentation-openai", openInference],
+      ["OpenLLMetry", "@traceloop/instrumentation-openai", openLLMetry],
+    ] as const)("stores %s's chat completion span as a Model span", async (_, scope, instrumentation) => {
+      const h = use();
+      const { completion, span } = await instrumentedChat(h, scope, instrumentation);
+      expect(completion.choices[0]?.message.content).toBe("Echo: Say hi");
+      expect(span).toMatchObject({ contentType: "Model", provider: "openai", model: "gpt-4o-mini" });
+      expect(span?.promptTokens).toBe(completion.usage?.prompt_tokens);
+      expect(span?.completionTokens).toBe(completion.usage?.completion_tokens);
+      expect(span?.cost).toBeGreaterThan(0);
+      const content = messages(span?.content as string);
+      expect(JSON.parse(content.input).messages).toEqual([
+        { role: "system", content: [{ modality: "text", value: "You are terse." }] },
+        { role: "user", content: [{ modality: "text", value: "Say hi" }] },
+      ]);
+      expect(JSON.parse(content.output).messages[0]).toEqual({
+        role: "assistant",
+        content: [{ modality: "text", value: "Echo: Say hi" }],
+      });
+    });
+  },
+);
