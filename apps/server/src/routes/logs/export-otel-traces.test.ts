@@ -447,6 +447,31 @@ describeEachStore("exportOtelTraces: bad input", (use) => {
     expect(await countRows(h, "logSpans", projectId)).toBe(1);
   });
 
+  it("stores U+0000 of a protobuf span's names, provider, model, attribute keys and values as U+FFFD", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const traceId = hexId(16);
+    const spanId = hexId(8);
+    const attributes = {
+      "gen_ai.provider.name": "open\u0000ai",
+      "gen_ai.request.model": "gpt\u0000",
+      "gen_ai.usage.input_tokens": 1,
+      "k\u0000": "v\u0000",
+      list: ["\u0000"],
+    };
+    const body = json([
+      { traceId, spanId, name: "n\u0000", attributes, events: [{ name: "e\u0000", timeUnixNano: "1" }] },
+    ]);
+    // OTLP/JSON is refused as every JSON body with U+0000 is (400); protobuf is stored, the NULs replaced.
+    expect((await sendOtlp(h, { body, projectId })).status).toBe(400);
+    const reply = await sendOtlp(h, { body: encodeTraceRequest(readTraceRequestJson(JSON.parse(body))), projectId });
+    expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    const span = (await storedOtelTrace(h, traceId, projectId))?.spans[spanId];
+    expect(span).toMatchObject({ name: "n\uFFFD", provider: "open\uFFFDai", model: "gpt\uFFFD" });
+    expect(span?.attributes).toMatchObject({ "k\uFFFD": "v\uFFFD", list: '["\\u0000"]' });
+    expect(span?.events[0].name).toBe("e\u0000");
+  });
+
   it("stores content over 1 MB truncated and marked, its token usage kept", async () => {
     const h = use();
     const projectId = await newProject(h);

@@ -362,12 +362,16 @@ export interface ModelFields {
   cost: number | undefined;
 }
 
+/** Text PostgreSQL can store (it holds no U+0000 in text), on both databases alike. */
+export const withoutNul = (text: string) => (text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text);
+
 /** The fields of a Model span, from whichever convention's attributes it carries. */
 export function modelFields(reader: AttributeReader): ModelFields {
   const providerText = reader.text(...PROVIDER_KEYS);
   // The AI SDK names providers `openai.chat`, `anthropic.messages`: the provider is the part before the dot.
-  const provider = (providerText?.split(".")[0] ?? "").toLowerCase().slice(0, 200) || "unknown";
-  const model = (reader.text(...MODEL_KEYS) ?? "").slice(0, 200) || "unknown";
+  // Columns of their own: no U+0000, which PostgreSQL cannot store in text.
+  const provider = withoutNul((providerText?.split(".")[0] ?? "").toLowerCase().slice(0, 200)) || "unknown";
+  const model = withoutNul((reader.text(...MODEL_KEYS) ?? "").slice(0, 200)) || "unknown";
   const promptTokens = reader.count(...INPUT_TOKEN_KEYS);
   const completionTokens = reader.count(...OUTPUT_TOKEN_KEYS);
   const totalTokens = reader.count(...TOTAL_TOKEN_KEYS);

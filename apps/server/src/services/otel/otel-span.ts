@@ -9,7 +9,7 @@ import type { ErrorDetail } from "../../errors.ts";
 import type { SpanInput } from "../logs/log-rows.ts";
 import { type CheckedContent, checkContent } from "../logs/span-content.ts";
 import { priceOf } from "../models/price-table.ts";
-import { AttributeReader, classify, modelFields, plain, stepFields } from "./conventions.ts";
+import { AttributeReader, classify, modelFields, plain, stepFields, withoutNul } from "./conventions.ts";
 
 /** LogAttributes' bounds: 100 keys of 1–256 characters, text values of at most 4,096 characters. */
 const MAX_ATTRIBUTES = 100;
@@ -32,8 +32,7 @@ const PRICED_PROVIDERS = new Set(["openai", "anthropic"]);
 
 const SPAN_KINDS = ["unspecified", "internal", "server", "client", "producer", "consumer"];
 
-/** Text PostgreSQL can store (it holds no U+0000 in text), on both databases alike. */
-const clean = (text: string) => (text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text);
+const clean = withoutNul;
 
 type AttributeValue = string | number | boolean;
 
