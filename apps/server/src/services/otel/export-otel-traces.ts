@@ -15,14 +15,17 @@ import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import {
+  type AttributeRow,
   MAX_SPANS_PER_TRACE,
   type SpanRow,
   spanIndexRows,
+  type TagRow,
   type TraceRow,
   toSpanRow,
   totalsOf,
+  zeroTotals,
 } from "../logs/log-rows.ts";
-import { approximateBytes } from "../logs/write-batcher.ts";
+import { approximateBytes, type Inserts } from "../logs/write-batcher.ts";
 import { resolveWriteTarget } from "../logs/write-checks.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
 
@@ -97,7 +100,8 @@ export async function exportOtelTraces(
     });
   });
 
-  // 4. One job of the write batch stores every trace of the request.
+  // 4. One job of the write batch stores every trace of the request: rows only when every trace is new (the
+  // batch merges them with other new traces' rows, as for POST /logs/trace), else work that attaches spans.
   let overCapacity = 0;
   if (groups.size > 0) {
     const work = async (db: Kysely<Database>) => {
@@ -105,13 +109,16 @@ export async function exportOtelTraces(
       for (const group of groups.values()) refused += await storeTrace(ctx, db, group);
       return refused;
     };
+    const bytes = approximateBytes([...groups.values()]);
     try {
-      overCapacity = await ctx.logWrites.submit(work, approximateBytes([...groups.values()]));
+      const inserts = (await allNew(ctx, groups)) ? newTracesInserts(ctx, groups) : undefined;
+      if (inserts) await ctx.logWrites.submitInserts(inserts);
+      else overCapacity = await ctx.logWrites.submit(work, bytes);
     } catch (error) {
-      // Another replica created one of the traces at the same time (its referenceId is unique in the project):
-      // once, again; the trace now exists and the spans attach to it.
+      // A trace was created meanwhile (by a request of this batch, or another replica: its referenceId is unique
+      // in the project): once, again, as work; the trace now exists and the spans attach to it.
       if (!ctx.store.isUniqueViolation(error)) throw error;
-      overCapacity = await ctx.logWrites.submit(work, approximateBytes([...groups.values()]));
+      overCapacity = await ctx.logWrites.submit(work, bytes);
     }
   }
   if (overCapacity > 0) {
@@ -122,6 +129,87 @@ export async function exportOtelTraces(
     rejectedSpans,
     errorMessage: rejectedSpans === 0 ? "" : `${rejectedSpans} spans rejected: ${reasons.join("; ")}`.slice(0, 4096),
   };
+}
+
+/** Whether none of the request's traces is stored yet (read outside the batch: a guess the insert confirms). */
+async function allNew(ctx: ServiceContext, groups: Map<string, TraceGroup>): Promise<boolean> {
+  const byProject = new Map<string, string[]>();
+  for (const group of groups.values()) {
+    if (group.spans.length > MAX_SPANS_PER_TRACE) return false;
+    byProject.set(group.projectId, [...(byProject.get(group.projectId) ?? []), group.traceReference]);
+  }
+  for (const [projectId, references] of byProject) {
+    for (let at = 0; at < references.length; at += 500) {
+      const found = await ctx.db
+        .selectFrom("logTraces")
+        .select("id")
+        .where("projectId", "=", projectId)
+        .where("referenceId", "in", references.slice(at, at + 500))
+        .executeTakeFirst();
+      if (found) return false;
+    }
+  }
+  return true;
+}
+
+/** A new trace's row, from the spans that create it: the root's name, times and status, else pending. */
+function newTraceRow(ctx: ServiceContext, group: TraceGroup, spans: readonly MappedSpan[], now: number): TraceRow {
+  const root = spans.find((span) => span.input.parentReferenceId === undefined);
+  const first = spans[0] as MappedSpan;
+  const startedAt = root ? root.input.startedAt : Math.min(...spans.map((span) => span.input.startedAt));
+  const endedAt = root ? root.input.endedAt : Math.max(...spans.map((span) => span.input.endedAt));
+  return {
+    id: ctx.newId("trace"),
+    workspaceId: ctx.principal.workspaceId,
+    projectId: group.projectId,
+    name: (root ?? first).input.name,
+    status: root ? root.input.status : "pending",
+    startedAt,
+    endedAt,
+    latency: endedAt - startedAt,
+    referenceId: group.traceReference,
+    sessionId: null,
+    attributes: toJson({}),
+    tags: toJson([]),
+    spanIds: toJson([]),
+    ...zeroTotals(),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The rows of traces that are all new: each trace with its spans (a span id sent twice stored once). */
+function newTracesInserts(ctx: ServiceContext, groups: Map<string, TraceGroup>): Inserts {
+  const now = ctx.now();
+  const traces: TraceRow[] = [];
+  const spans: SpanRow[] = [];
+  const attributes: AttributeRow[] = [];
+  const tags: TagRow[] = [];
+  for (const group of groups.values()) {
+    const seen = new Set<string>();
+    const unique = group.spans.filter((span) => {
+      const reference = span.input.referenceId as string;
+      if (seen.has(reference)) return false;
+      seen.add(reference);
+      return true;
+    });
+    const trace = newTraceRow(ctx, group, unique, now);
+    const owner = { workspaceId: trace.workspaceId, projectId: group.projectId, traceId: trace.id, now };
+    const rows = unique.map((span) => toSpanRow({ ...owner, id: span.id }, span.input, span.content));
+    traces.push({ ...trace, spanIds: toJson(rows.map((row) => row.id)), ...totalsOf(rows) });
+    spans.push(...rows);
+    for (const [index, span] of unique.entries()) {
+      const indexRows = spanIndexRows(rows[index] as SpanRow, span.input);
+      attributes.push(...indexRows.attributes);
+      tags.push(...indexRows.tags);
+    }
+  }
+  return [
+    { table: "logTraces", rows: traces },
+    { table: "logSpans", rows: spans },
+    { table: "logAttributes", rows: attributes },
+    { table: "logTags", rows: tags },
+  ];
 }
 
 /** Stores one trace's spans (creating the trace when it is new); answers how many did not fit the trace. */
@@ -150,27 +238,8 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
       .executeTakeFirst();
   let trace = await selectTrace();
   if (!trace) {
-    const first = group.spans[0] as MappedSpan;
-    const row: TraceRow = {
-      id: ctx.newId("trace"),
-      workspaceId: ctx.principal.workspaceId,
-      projectId,
-      name: first.input.name,
-      status: "pending",
-      startedAt: first.input.startedAt,
-      endedAt: first.input.endedAt,
-      latency: first.input.endedAt - first.input.startedAt,
-      referenceId: traceReference,
-      sessionId: null,
-      attributes: toJson({}),
-      tags: toJson([]),
-      spanIds: toJson([]),
-      totalCost: 0,
-      totalInputTokens: 0,
-      totalOutputTokens: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
+    // Created empty and pending: the spans below attach to it as to any trace, the root among them setting it.
+    const row = { ...newTraceRow(ctx, group, group.spans, now), status: "pending" as const };
     await ctx.store.insertRows(db, "logTraces", [row]);
     trace = await selectTrace();
     if (!trace) throw new Error("the trace just inserted is not there");
