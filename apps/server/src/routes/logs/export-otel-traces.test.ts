@@ -46,6 +46,13 @@ async function storedOtelTrace(h: Harness, referenceId: string, projectId = h.pr
   };
 }
 
+/** The spans of a project, through POST /logs/spans. */
+async function searchSpans(h: Harness, projectId: string): Promise<any[]> {
+  const reply = await h.request("POST", "/logs/spans", { body: { projectId, limit: 200 } });
+  expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+  return reply.body.spans;
+}
+
 const GPT_4O_MINI_COST = (12 * 0.15 + 7 * 0.6) / 1_000_000;
 
 describeEachStore("exportOtelTraces", (use) => {
@@ -704,19 +711,16 @@ describeEachStore("exportOtelTraces: the Vercel AI SDK's telemetry against the f
     }
     expect(result.text).toBe("Echo: Say hi");
 
-    const stored = await h.store.db
-      .selectFrom("logTraces")
-      .select(["referenceId"])
-      .where("projectId", "=", projectId)
-      .executeTakeFirstOrThrow();
-    const storedTrace = await storedOtelTrace(h, stored.referenceId as string, projectId);
+    // Found as an application's user finds them: through search.
+    const traces = await h.request("POST", "/logs/traces", { body: { projectId } });
+    expect(traces.body.traces).toHaveLength(1);
+    const storedTrace = traces.body.traces[0];
     expect(storedTrace).toMatchObject({ name: "ai.generateText", status: "success" });
-    const spans = Object.values(storedTrace?.spans ?? {}) as NonNullable<typeof storedTrace>["spans"][string][];
+    const spans = await searchSpans(h, projectId);
     const inner = spans.find((span) => span.contentType === "Model");
     expect(inner, JSON.stringify(spans.map((span) => [span.name, span.contentType]))).toMatchObject({
       name: "ai.generateText.doGenerate",
-      provider: "openai",
-      model: "gpt-4o-mini",
+      parsedContent: { type: "Model", provider: "openai", model: "gpt-4o-mini" },
     });
     expect(inner?.promptTokens).toBe(result.usage.inputTokens);
     expect(inner?.completionTokens).toBe(result.usage.outputTokens);
@@ -798,17 +802,8 @@ describeEachStore(
       });
       await instrumentedProvider.forceFlush();
       forwarding.target = undefined;
-      const rows = await h.store.db
-        .selectFrom("logSpans")
-        .innerJoin("logTraces", "logTraces.id", "logSpans.traceId")
-        .select(["logSpans.referenceId as span", "logTraces.referenceId as trace"])
-        .where("logSpans.projectId", "=", projectId)
-        .execute();
-      for (const row of rows) {
-        const span = (await storedOtelTrace(h, row.trace as string, projectId))?.spans[row.span as string];
-        if (span?.attributes["otel.scope.name"] === scope) return { completion, span };
-      }
-      return { completion, span: undefined };
+      const span = (await searchSpans(h, projectId)).find((found) => found.attributes["otel.scope.name"] === scope);
+      return { completion, span };
     }
 
     it.each([
@@ -818,7 +813,10 @@ describeEachStore(
       const h = use();
       const { completion, span } = await instrumentedChat(h, scope, instrumentation);
       expect(completion.choices[0]?.message.content).toBe("Echo: Say hi");
-      expect(span).toMatchObject({ contentType: "Model", provider: "openai", model: "gpt-4o-mini" });
+      expect(span).toMatchObject({
+        contentType: "Model",
+        parsedContent: { provider: "openai", model: "gpt-4o-mini" },
+      });
       expect(span?.promptTokens).toBe(completion.usage?.prompt_tokens);
       expect(span?.completionTokens).toBe(completion.usage?.completion_tokens);
       expect(span?.cost).toBeGreaterThan(0);
