@@ -8,7 +8,7 @@
  * coordinated omission is corrected by recording the latencies those requests would have seen.
  */
 import autocannon from "autocannon";
-import { referenceIds } from "./payload.ts";
+import { referenceIds, traceIds } from "./payload.ts";
 
 export interface LoadJob {
   /** Base URL, e.g. http://127.0.0.1:40123 */
@@ -19,6 +19,8 @@ export interface LoadJob {
   /** A fixed body, or a template whose placeholder gets a unique referenceId per request. */
   body?: string;
   template?: { prefix: string; suffix: string };
+  /** A binary body (base64) whose 16 bytes at each offset get a fresh trace id per request (OTLP protobuf). */
+  binaryTemplate?: { base64: string; offsets: number[] };
   connections: number;
   durationSeconds: number;
   /** Requests per second offered over all connections; unset for a closed loop (as fast as answered). */
@@ -66,7 +68,12 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
   };
   const expectedInterval = job.overallRate ? (1000 * job.connections) / job.overallRate : undefined;
   const nextReference = referenceIds();
+  const nextTraceId = traceIds();
   const template = job.template;
+  const binary = job.binaryTemplate && {
+    body: Buffer.from(job.binaryTemplate.base64, "base64"),
+    ...job.binaryTemplate,
+  };
   let firstFailure: string | undefined;
   const expected = (status: number) =>
     job.expectedStatus === undefined ? status >= 200 && status <= 299 : status === job.expectedStatus;
@@ -79,6 +86,15 @@ export async function runLoad(job: LoadJob): Promise<LoadResult> {
     ...(template && {
       setupRequest: (req: autocannon.Request) => {
         req.body = template.prefix + nextReference() + template.suffix;
+        return req;
+      },
+    }),
+    ...(binary && {
+      setupRequest: (req: autocannon.Request) => {
+        const body = Buffer.from(binary.body);
+        const id = nextTraceId();
+        for (const offset of binary.offsets) id.copy(body, offset);
+        req.body = body as never;
         return req;
       },
     }),

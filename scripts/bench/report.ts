@@ -241,6 +241,18 @@ export function printTargets(
       const ratio = b50.rps / ceiling("ceiling-v", 50);
       check(store, `(b) 50 connections ≥ ${floor} × (v)`, ratio >= floor, `${ratio.toFixed(2)} × (v)`);
     } else check(store, `(b) 50 connections ≥ ${floor} × (v)`, undefined, "not measured");
+    // (e) OTLP protobuf against (b) native, the same 5-Model-span trace, spans stored per second at 50 connections.
+    const e50 = get("e.c50");
+    if (b50 && e50) {
+      const ratio = e50.okPerSecond / b50.okPerSecond;
+      check(
+        store,
+        "(e) OTLP spans/s at 50 connections ≥ 0.8 × (b)",
+        ratio >= 0.8,
+        `${ratio.toFixed(2)} × (b): ${thousands(e50.okPerSecond * SPANS_PER_TRACE)} against ` +
+          `${thousands(b50.okPerSecond * SPANS_PER_TRACE)} spans/s`,
+      );
+    } else check(store, "(e) OTLP spans/s at 50 connections ≥ 0.8 × (b)", undefined, "not measured");
     const rate = get("b.r1000");
     if (store === "sqlite") {
       check(

@@ -15,7 +15,7 @@ import { SPANS_PER_TRACE } from "./payload.ts";
 /** How deep the later-page searches (c) go, following cursors from page 1. */
 export const PAGE = 50;
 
-type Kind = "ceiling-a" | "ceiling-v" | "write" | "search" | "deployment";
+type Kind = "ceiling-a" | "ceiling-v" | "write" | "otlp" | "search" | "deployment";
 
 export interface Scenario {
   id: string;
@@ -60,6 +60,15 @@ export const storeScenarios: Scenario[] = [
     label: "(b) POST /logs/trace @1000/s offered",
     connections: 50,
     rate: 1_000,
+    seconds: WRITE_SECONDS,
+    spansPerRequest: SPANS_PER_TRACE,
+  },
+  // (e) the same trace as OTLP protobuf (5 GenAI chat spans): decoding and mapping on top of (b)'s write path.
+  {
+    id: "e.c50",
+    kind: "otlp",
+    label: "(e) POST /otel/v1/traces protobuf",
+    connections: 50,
     seconds: WRITE_SECONDS,
     spansPerRequest: SPANS_PER_TRACE,
   },

@@ -9,7 +9,7 @@ import pg from "pg";
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import type { LoadJob } from "./load.ts";
 import { LOG_LEVEL, POSTGRES_URL, SEED_SPANS, WARMUP_SECONDS } from "./options.ts";
-import { traceBodyTemplate } from "./payload.ts";
+import { otlpBodyTemplate, traceBodyTemplate } from "./payload.ts";
 import { type LoadGenerator, rssMb, type ServerHandle, startCeiling, startPharos } from "./processes.ts";
 import { ceilingScenarios, LIMITER_SCENARIOS, PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
 import { type SeedResult, seedSpans } from "./seed.ts";
@@ -240,6 +240,38 @@ export async function setUpStore(
         connections: scenario.connections,
         durationSeconds: scenario.seconds,
         ...(scenario.rate && { overallRate: scenario.rate }),
+      },
+    );
+  }
+
+  // (e) the same writes as OTLP protobuf, into the same project (the header names it)
+  const otlp = otlpBodyTemplate(Date.now() - 60_000);
+  const otlpHeaders = {
+    Authorization: `Bearer ${key}`,
+    "Content-Type": "application/x-protobuf",
+    "x-pharos-project-id": ingestProjectId,
+  };
+  const otlpProbe = await fetch(`${server.url}/v2/otel/v1/traces`, {
+    method: "POST",
+    headers: otlpHeaders,
+    body: Buffer.from(otlp.base64, "base64"),
+  });
+  const otlpText = await otlpProbe.text();
+  const otlpProblem =
+    otlpProbe.status === 200
+      ? undefined
+      : `not available (probe: ${otlpProbe.status} ${otlpText.slice(0, 80).replace(/[^\x20-\x7e]/g, "?")})`;
+  for (const scenario of storeScenarios.filter((s) => s.kind === "otlp")) {
+    run.jobs.set(
+      scenario.id,
+      otlpProblem ?? {
+        url: server.url,
+        method: "POST",
+        path: "/v2/otel/v1/traces",
+        headers: otlpHeaders,
+        binaryTemplate: otlp,
+        connections: scenario.connections,
+        durationSeconds: scenario.seconds,
       },
     );
   }

@@ -75,7 +75,7 @@ export async function createApp(options: AppOptions) {
   const readCache = new ReadCache(() => options.store.readCacheGeneration());
   // Log writes wait for their turn (or are refused) before anything costly: before their bodies are parsed and
   // before authentication, which reads the database's cache generation (ADR 0010).
-  for (const path of ["/logs/trace", "/logs/span"]) {
+  for (const path of ["/logs/trace", "/logs/span", "/otel/v1/traces"]) {
     api.use(path, async (_, next) => {
       const release = await logWrites.admit();
       try {

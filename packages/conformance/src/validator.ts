@@ -77,6 +77,11 @@ export async function checkResponse(
     return problems;
   }
   const type = response.headers.get("Content-Type") ?? "";
+  // A binary media type (OTLP's application/x-protobuf): its schema describes bytes, which JSON Schema cannot check.
+  const binary = Object.keys(content).find(
+    (name) => name !== "application/json" && type.toLowerCase().startsWith(name),
+  );
+  if (binary !== undefined) return problems;
   const media = content["application/json"];
   if (!media || !/^application\/json\b/i.test(type)) {
     problems.push(`Content-Type ${type || "(none)"} is not a declared media type (${Object.keys(content).join(", ")})`);

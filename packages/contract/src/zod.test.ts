@@ -63,7 +63,8 @@ describe("generated zod schemas accept every example", () => {
   it.each(parameters.map((e) => [e.where, e] as const))("%s (as a URL string)", (_, example) => {
     const part = example.part as { kind: "parameter"; name: string; in: string };
     const r = route(example.operation?.operationId as string);
-    const holder = { path: r.request?.params, header: r.request?.headers }[part.in] ?? r.request?.query;
+    const holder =
+      part.in === "path" ? r.request?.params : part.in === "header" ? r.request?.headers : r.request?.query;
     const schema = holder?.shape?.[part.name];
     expect(schema, `${part.in} parameter ${part.name}`).toBeDefined();
     const result = (schema as z.ZodType).safeParse(String(example.value));

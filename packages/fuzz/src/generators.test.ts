@@ -1,9 +1,11 @@
 /** The generator's own mechanics: slots found from the spec, mutations applied as described, JSON text as meant. */
+
+import { requestBodyOf } from "@pharos/conformance/spec";
 import { describe, expect, it } from "vitest";
 import { applyMutations } from "./body/body-mutations.ts";
 import { slotsOf } from "./body/slots.ts";
 import { percentEncode } from "./requests/url-text.ts";
-import { operationShapes } from "./spec.ts";
+import { bundle, operationShapes, UNFUZZED_MEDIA_TYPES } from "./spec.ts";
 import { RawJson, toJsonText, type Value } from "./values/json-value.ts";
 
 const shape = (operationId: string) => {
@@ -11,6 +13,18 @@ const shape = (operationId: string) => {
   if (!found?.body) throw new Error(`${operationId} has no body`);
   return { schema: found.body.schema, example: found.body.examples[0] as Value };
 };
+
+describe("request media types", () => {
+  it("fuzzes every operation's JSON body; any other media type is listed with the reason it is not fuzzed", () => {
+    const others = operationShapes.flatMap((shape) =>
+      Object.keys((requestBodyOf(bundle, shape.operation)?.content as object | undefined) ?? {}).filter(
+        (type) => type !== "application/json",
+      ),
+    );
+    expect(others).toContain("application/x-protobuf");
+    expect(others.filter((type) => !(type in UNFUZZED_MEDIA_TYPES))).toEqual([]);
+  });
+});
 
 describe("slotsOf", () => {
   it("finds every operation with a body a valid example and nested fields, optional ones included", () => {

@@ -66,6 +66,7 @@ const ACCESS = {
   createLogTrace: "ingest",
   updateLogTrace: "ingest",
   createLogSpan: "ingest",
+  exportOtelTraces: "ingest",
   searchLogTraces: "read",
   searchLogSpans: "read",
   listProviders: "read",

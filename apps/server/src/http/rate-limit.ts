@@ -35,7 +35,8 @@ export const RATE_LIMIT_SCOPES: readonly RateLimitScope[] = ["shared", "process"
 
 export function rateClassOf(operationId: OperationId): RateClass {
   if (operationId === "createLogTrace" || operationId === "updateLogTrace") return "logTraces";
-  if (operationId === "createLogSpan") return "logSpans";
+  // An OTLP export carries spans: it counts as a span write.
+  if (operationId === "createLogSpan" || operationId === "exportOtelTraces") return "logSpans";
   if (operationId === "getDeployment") return "deployments";
   return "other";
 }

@@ -32,8 +32,11 @@ export function registerRoutes(
   definitions: readonly RouteDefinition[],
   limiter: RateLimiter,
 ): void {
-  for (const { operationId, route, handler } of definitions) {
+  for (const { operationId, route, handler, middleware = [] } of definitions) {
     // The definitions are heterogeneous; each was type-checked against its own route by defineRoute.
-    api.openapi({ ...route, middleware: [admit(operationId, limiter), requireUtf8Body] } as never, handler as never);
+    api.openapi(
+      { ...route, middleware: [admit(operationId, limiter), ...middleware, requireUtf8Body] } as never,
+      handler as never,
+    );
   }
 }

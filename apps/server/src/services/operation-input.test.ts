@@ -34,6 +34,16 @@ function withAddedField(routes: string): { source: string; queries: number; bodi
   return { source, queries, bodies };
 }
 
+/**
+ * Operations whose service does not take the contract's body, each with the reason (a field added to their
+ * body is not theirs to read).
+ */
+const NOT_FROM_THE_BODY: Record<string, string> = {
+  exportOtelTraces:
+    "an OTLP request, protobuf or JSON, read by packages/otlp into one form for both encodings; its JSON schema " +
+    "is open because OTLP receivers must ignore fields they do not know",
+};
+
 const kebab = (operationId: string) => operationId.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
 
 it("fails to compile every service whose operation gains a query parameter or body field it does not read", () => {
@@ -48,8 +58,15 @@ it("fails to compile every service whose operation gains a query parameter or bo
   const parts = (route: unknown) => (route as { request?: { query?: unknown; body?: unknown } }).request ?? {};
   const entries = Object.entries(operations);
   expect(patched.queries).toBe(entries.filter(([, route]) => parts(route).query !== undefined).length);
-  expect(patched.bodies).toBe(entries.filter(([, route]) => parts(route).body !== undefined).length);
-  const withInput = entries.filter(([, route]) => parts(route).query !== undefined || parts(route).body !== undefined);
+  // (The body of an operation in NOT_FROM_THE_BODY is not the first media type of its body: the pattern skips it.)
+  expect(patched.bodies).toBe(
+    entries.filter(([operationId, route]) => parts(route).body !== undefined && !(operationId in NOT_FROM_THE_BODY))
+      .length,
+  );
+  const withInput = entries.filter(
+    ([operationId, route]) =>
+      !(operationId in NOT_FROM_THE_BODY) && (parts(route).query !== undefined || parts(route).body !== undefined),
+  );
 
   const config = join(work, "tsconfig.json");
   writeFileSync(

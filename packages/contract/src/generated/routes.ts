@@ -5287,6 +5287,96 @@ export const LogSpanListSchema = z
 
 export type LogSpanList = z.infer<typeof LogSpanListSchema>
 
+export const OtlpExportTraceServiceRequestSchema = z
+  .looseObject({
+    resourceSpans: z
+      .array(z.looseObject({}))
+      .max(100000)
+      .exactOptional()
+      .openapi({
+        description:
+          'Spans grouped by the resource that produced them: `{resource: {attributes}, scopeSpans: [{scope, spans}]}`.',
+      }),
+  })
+  .openapi({
+    description:
+      "OTLP/JSON `ExportTraceServiceRequest` (opentelemetry-proto v1.11.0, `collector/trace/v1`), read by OTLP's rules rather than the proto3 JSON mapping: trace and span ids are hex text (32 and 16 characters), 64-bit integers are decimal strings or numbers, enums (`kind`, `status.code`) are numbers, field names are lowerCamelCase, and unknown fields are ignored (so this object is open). The nested objects (`ResourceSpans`, `ScopeSpans`, `Span`, `KeyValue`, `AnyValue`) are those of the protos; a field of the wrong type anywhere is `400 VALIDATION_ERROR` naming its path.",
+    examples: [
+      {
+        resourceSpans: [
+          {
+            resource: {
+              attributes: [
+                { key: 'service.name', value: { stringValue: 'support-bot' } },
+                {
+                  key: 'pharos.project.id',
+                  value: { stringValue: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8' },
+                },
+              ],
+            },
+            scopeSpans: [
+              {
+                scope: { name: 'my-app' },
+                spans: [
+                  {
+                    traceId: '5b8efff798038103d269b633813fc60c',
+                    spanId: 'eee19b7ec3c1b174',
+                    name: 'chat gpt-4o-mini',
+                    kind: 3,
+                    startTimeUnixNano: '1732190400100000000',
+                    endTimeUnixNano: '1732190401300000000',
+                    attributes: [
+                      { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+                      { key: 'gen_ai.provider.name', value: { stringValue: 'openai' } },
+                      { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } },
+                      { key: 'gen_ai.usage.input_tokens', value: { intValue: '12' } },
+                      { key: 'gen_ai.usage.output_tokens', value: { intValue: 5 } },
+                    ],
+                    status: { code: 1 },
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
+    ],
+  })
+  .openapi('OtlpExportTraceServiceRequest')
+
+export type OtlpExportTraceServiceRequest = z.infer<typeof OtlpExportTraceServiceRequestSchema>
+
+export const OtlpExportTraceServiceResponseSchema = z
+  .strictObject({
+    partialSuccess: z
+      .strictObject({
+        rejectedSpans: z
+          .string()
+          .regex(/^[0-9]{1,19}$/)
+          .openapi({ description: 'Number of spans not stored.' }),
+        errorMessage: z.string().max(4096).openapi({ description: 'Why they were rejected.' }),
+      })
+      .exactOptional()
+      .openapi({ required: ['rejectedSpans', 'errorMessage'] }),
+  })
+  .openapi({
+    description:
+      'OTLP/JSON `ExportTraceServiceResponse`. `partialSuccess` is present only when some spans were rejected (a full success leaves it out, as OTLP specifies): `rejectedSpans` is how many (a 64-bit integer, written as a decimal string) and `errorMessage` says why. The other spans of the request were stored.',
+    examples: [
+      {},
+      {
+        partialSuccess: {
+          rejectedSpans: '1',
+          errorMessage:
+            '1 span rejected: resourceSpans.0.scopeSpans.0.spans.3: spanId must be 8 bytes (16 hex characters)',
+        },
+      },
+    ],
+  })
+  .openapi('OtlpExportTraceServiceResponse')
+
+export type OtlpExportTraceServiceResponse = z.infer<typeof OtlpExportTraceServiceResponseSchema>
+
 export const ProviderSchema = z
   .strictObject({
     id: EntityIdSchema,
@@ -5977,6 +6067,18 @@ export const RowIdParamsSchema = EntityIdSchema.openapi({
     description: 'Id of the dataset row.',
     schema: { $ref: '#/components/schemas/EntityId' },
     example: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+  },
+})
+
+export const PharosProjectIdHeaderParamsSchema = EntityIdSchema.exactOptional().openapi({
+  param: {
+    name: 'x-pharos-project-id',
+    in: 'header',
+    required: false,
+    description:
+      "Project the spans are stored in (set it through `OTEL_EXPORTER_OTLP_HEADERS`). When omitted, each resource's `pharos.project.id` attribute names it (`OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=…`); the header wins over the attribute.",
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
   },
 })
 
@@ -9209,6 +9311,95 @@ export const postLogsSpansRoute = createRoute({
     413: PayloadTooLargeResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
+  },
+})
+
+export const postOtelV1TracesRoute = createRoute({
+  method: 'post',
+  path: '/otel/v1/traces',
+  tags: ['Logs'],
+  summary: 'Receive OpenTelemetry traces (OTLP/HTTP)',
+  description:
+    'The OTLP/HTTP traces endpoint: point an OpenTelemetry exporter at it and every span it exports is stored as\na Pharos span, through the same write path as `POST /logs/trace` (acknowledged = committed, the same\n`503 OVERLOADED` and rate limit class as span writes). Setup for an instrumented application:\n\n```\nOTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8080/v2/otel\nOTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <API_KEY>,x-pharos-project-id=<PROJECT_ID>"\nOTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf   # or http/json\n```\n\n**Request.** An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json` (OTLP/JSON:\nhex ids, 64-bit integers as strings or numbers, enums as numbers), optionally with\n`Content-Encoding: gzip`. The 32 MB body limit counts the bytes sent; the decompressed body may be at most\n64 MB (more is `413 PAYLOAD_TOO_LARGE`, nothing stored). A body that is not a well-formed request\n(truncated protobuf, malformed JSON, a field of the wrong type, ids that are not hex) is\n`400 VALIDATION_ERROR` and nothing of it is stored; another `Content-Type` or `Content-Encoding` is `400`.\n\n**Project.** The `x-pharos-project-id` header, else the resource attribute `pharos.project.id` (per\nresource). Neither is `400` with a message that says how to set them. A project of another workspace is\n`404`, one outside the key\'s restriction `403`, as for `POST /logs/trace`; an `ingest-only` key is enough.\n\n**Response.** `200` with an `ExportTraceServiceResponse` in the request\'s encoding. A request is stored\nas a whole or not at all, except for spans rejected one by one, counted in `partialSuccess`: a trace id\nthat is not 16 bytes or a span id that is not 8 (or all zeros), a parent span id that is not 8 bytes, a\nstart time outside Pharos\' time range, and spans beyond the 10,000 a trace may hold. Errors use Pharos\'\nerror body (JSON), not `google.rpc.Status`. A span exported again (same trace and span id) is not stored\ntwice: it counts as accepted.\n\n**Traces.** One Pharos trace per OTel trace id: its `referenceId` is the hex trace id, and it is created\nby the first span that arrives. Exporters send children before parents and split a trace over many\nrequests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is\n`pending`, named after its first span, and spans the earliest start to the latest end of its spans; the\nroot sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans\narrive.\n\n**Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span\'s,\nin milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is\nkept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept\nverbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,\n`NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as\n`otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,\n`producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are\nkept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of\n`attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an\nevent over 16,384 characters) is kept in the content\'s input JSON under `otel` instead. A content over\n1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`\n(a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.\n\n**Content type** is chosen by the first convention that matches, in this order:\n\n| Convention | Recognised by | Content type |\n|---|---|---|\n| OpenInference | `openinference.span.kind` | `LLM` → `Model`; `TOOL` → `Tool`; `RETRIEVER` → `Retrieval`; `EMBEDDING` → `Embeddings`; `GUARDRAIL` → `Guardrail`; `CHAIN`, `AGENT` → `Function`; others → `Other` |\n| Vercel AI SDK | `ai.operationId` | `ai.*.doGenerate`, `ai.*.doStream` → `Model`; `ai.toolCall` → `Tool`; `ai.embed*.doEmbed` → `Embeddings`; the outer `ai.generateText`, `ai.streamText`, … → `Function` (so usage is not counted twice) |\n| OpenLLMetry | `traceloop.span.kind` | `tool` → `Tool`; `workflow`, `task`, `agent` → `Function`; LLM calls carry `gen_ai.*` (below) |\n| OTel GenAI | `gen_ai.operation.name`, else `gen_ai.provider.name` / `gen_ai.system` with a model | `chat`, `text_completion`, `generate_content` (or none) → `Model`; `embeddings` → `Embeddings`; `execute_tool` → `Tool`; `invoke_agent`, `create_agent` → `Function`; OpenLLMetry\'s `llm.request.type` `embedding` → `Embeddings` |\n| none | — | `Other` (input `{}`, output `{}`, everything in `attributes`) |\n\nFields of a `Model` span (the first attribute present wins):\n\n| Field | Attributes |\n|---|---|\n| `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |\n| `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |\n| `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |\n| `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |\n| `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |\n| `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |\n\nOther content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,\n`ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,\n`input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,\nother text as a JSON string); a `Retrieval` span\'s documents from `retrieval.documents.N.document.*`\nstay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.\n',
+  operationId: 'exportOtelTraces',
+  request: {
+    headers: z.object({ 'x-pharos-project-id': PharosProjectIdHeaderParamsSchema }),
+    body: {
+      content: {
+        'application/x-protobuf': {
+          schema: z
+            .string()
+            .max(33554432)
+            .openapi({
+              description: "An `ExportTraceServiceRequest` in protobuf's binary encoding.",
+            }),
+          example: '',
+        },
+        'application/json': {
+          schema: OtlpExportTraceServiceRequestSchema,
+          example: {
+            resourceSpans: [
+              {
+                resource: {
+                  attributes: [{ key: 'service.name', value: { stringValue: 'support-bot' } }],
+                },
+                scopeSpans: [
+                  {
+                    scope: { name: 'my-app' },
+                    spans: [
+                      {
+                        traceId: '5b8efff798038103d269b633813fc60c',
+                        spanId: 'eee19b7ec3c1b174',
+                        name: 'chat gpt-4o-mini',
+                        kind: 3,
+                        startTimeUnixNano: '1732190400100000000',
+                        endTimeUnixNano: '1732190401300000000',
+                        attributes: [
+                          { key: 'gen_ai.provider.name', value: { stringValue: 'openai' } },
+                          { key: 'gen_ai.request.model', value: { stringValue: 'gpt-4o-mini' } },
+                        ],
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description:
+        "The spans were stored (those not counted in `partialSuccess.rejectedSpans`). The body is in the request's encoding: protobuf for a protobuf request (empty on full success), JSON for a JSON request.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/x-protobuf': {
+          schema: z
+            .string()
+            .max(8192)
+            .openapi({
+              description: "An `ExportTraceServiceResponse` in protobuf's binary encoding.",
+            }),
+          example: '',
+        },
+        'application/json': { schema: OtlpExportTraceServiceResponseSchema, example: {} },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+    503: OverloadedResponse,
   },
 })
 

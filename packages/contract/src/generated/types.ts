@@ -958,6 +958,99 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/otel/v1/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Receive OpenTelemetry traces (OTLP/HTTP)
+         * @description The OTLP/HTTP traces endpoint: point an OpenTelemetry exporter at it and every span it exports is stored as
+         *     a Pharos span, through the same write path as `POST /logs/trace` (acknowledged = committed, the same
+         *     `503 OVERLOADED` and rate limit class as span writes). Setup for an instrumented application:
+         *
+         *     ```
+         *     OTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8080/v2/otel
+         *     OTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <API_KEY>,x-pharos-project-id=<PROJECT_ID>"
+         *     OTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf   # or http/json
+         *     ```
+         *
+         *     **Request.** An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json` (OTLP/JSON:
+         *     hex ids, 64-bit integers as strings or numbers, enums as numbers), optionally with
+         *     `Content-Encoding: gzip`. The 32 MB body limit counts the bytes sent; the decompressed body may be at most
+         *     64 MB (more is `413 PAYLOAD_TOO_LARGE`, nothing stored). A body that is not a well-formed request
+         *     (truncated protobuf, malformed JSON, a field of the wrong type, ids that are not hex) is
+         *     `400 VALIDATION_ERROR` and nothing of it is stored; another `Content-Type` or `Content-Encoding` is `400`.
+         *
+         *     **Project.** The `x-pharos-project-id` header, else the resource attribute `pharos.project.id` (per
+         *     resource). Neither is `400` with a message that says how to set them. A project of another workspace is
+         *     `404`, one outside the key's restriction `403`, as for `POST /logs/trace`; an `ingest-only` key is enough.
+         *
+         *     **Response.** `200` with an `ExportTraceServiceResponse` in the request's encoding. A request is stored
+         *     as a whole or not at all, except for spans rejected one by one, counted in `partialSuccess`: a trace id
+         *     that is not 16 bytes or a span id that is not 8 (or all zeros), a parent span id that is not 8 bytes, a
+         *     start time outside Pharos' time range, and spans beyond the 10,000 a trace may hold. Errors use Pharos'
+         *     error body (JSON), not `google.rpc.Status`. A span exported again (same trace and span id) is not stored
+         *     twice: it counts as accepted.
+         *
+         *     **Traces.** One Pharos trace per OTel trace id: its `referenceId` is the hex trace id, and it is created
+         *     by the first span that arrives. Exporters send children before parents and split a trace over many
+         *     requests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is
+         *     `pending`, named after its first span, and spans the earliest start to the latest end of its spans; the
+         *     root sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans
+         *     arrive.
+         *
+         *     **Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span's,
+         *     in milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is
+         *     kept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept
+         *     verbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,
+         *     `NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as
+         *     `otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,
+         *     `producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are
+         *     kept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of
+         *     `attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an
+         *     event over 16,384 characters) is kept in the content's input JSON under `otel` instead. A content over
+         *     1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`
+         *     (a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.
+         *
+         *     **Content type** is chosen by the first convention that matches, in this order:
+         *
+         *     | Convention | Recognised by | Content type |
+         *     |---|---|---|
+         *     | OpenInference | `openinference.span.kind` | `LLM` → `Model`; `TOOL` → `Tool`; `RETRIEVER` → `Retrieval`; `EMBEDDING` → `Embeddings`; `GUARDRAIL` → `Guardrail`; `CHAIN`, `AGENT` → `Function`; others → `Other` |
+         *     | Vercel AI SDK | `ai.operationId` | `ai.*.doGenerate`, `ai.*.doStream` → `Model`; `ai.toolCall` → `Tool`; `ai.embed*.doEmbed` → `Embeddings`; the outer `ai.generateText`, `ai.streamText`, … → `Function` (so usage is not counted twice) |
+         *     | OpenLLMetry | `traceloop.span.kind` | `tool` → `Tool`; `workflow`, `task`, `agent` → `Function`; LLM calls carry `gen_ai.*` (below) |
+         *     | OTel GenAI | `gen_ai.operation.name`, else `gen_ai.provider.name` / `gen_ai.system` with a model | `chat`, `text_completion`, `generate_content` (or none) → `Model`; `embeddings` → `Embeddings`; `execute_tool` → `Tool`; `invoke_agent`, `create_agent` → `Function`; OpenLLMetry's `llm.request.type` `embedding` → `Embeddings` |
+         *     | none | — | `Other` (input `{}`, output `{}`, everything in `attributes`) |
+         *
+         *     Fields of a `Model` span (the first attribute present wins):
+         *
+         *     | Field | Attributes |
+         *     |---|---|
+         *     | `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |
+         *     | `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |
+         *     | `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |
+         *     | `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |
+         *     | `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |
+         *     | `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |
+         *
+         *     Other content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,
+         *     `ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,
+         *     `input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,
+         *     other text as a JSON string); a `Retrieval` span's documents from `retrieval.documents.N.document.*`
+         *     stay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.
+         */
+        post: operations["exportOtelTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/providers": {
         parameters: {
             query?: never;
@@ -4981,6 +5074,109 @@ export type components = {
             spans: components["schemas"]["LogSpan"][];
         };
         /**
+         * @description OTLP/JSON `ExportTraceServiceRequest` (opentelemetry-proto v1.11.0, `collector/trace/v1`), read by OTLP's rules rather than the proto3 JSON mapping: trace and span ids are hex text (32 and 16 characters), 64-bit integers are decimal strings or numbers, enums (`kind`, `status.code`) are numbers, field names are lowerCamelCase, and unknown fields are ignored (so this object is open). The nested objects (`ResourceSpans`, `ScopeSpans`, `Span`, `KeyValue`, `AnyValue`) are those of the protos; a field of the wrong type anywhere is `400 VALIDATION_ERROR` naming its path.
+         * @example {
+         *       "resourceSpans": [
+         *         {
+         *           "resource": {
+         *             "attributes": [
+         *               {
+         *                 "key": "service.name",
+         *                 "value": {
+         *                   "stringValue": "support-bot"
+         *                 }
+         *               },
+         *               {
+         *                 "key": "pharos.project.id",
+         *                 "value": {
+         *                   "stringValue": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8"
+         *                 }
+         *               }
+         *             ]
+         *           },
+         *           "scopeSpans": [
+         *             {
+         *               "scope": {
+         *                 "name": "my-app"
+         *               },
+         *               "spans": [
+         *                 {
+         *                   "traceId": "5b8efff798038103d269b633813fc60c",
+         *                   "spanId": "eee19b7ec3c1b174",
+         *                   "name": "chat gpt-4o-mini",
+         *                   "kind": 3,
+         *                   "startTimeUnixNano": "1732190400100000000",
+         *                   "endTimeUnixNano": "1732190401300000000",
+         *                   "attributes": [
+         *                     {
+         *                       "key": "gen_ai.operation.name",
+         *                       "value": {
+         *                         "stringValue": "chat"
+         *                       }
+         *                     },
+         *                     {
+         *                       "key": "gen_ai.provider.name",
+         *                       "value": {
+         *                         "stringValue": "openai"
+         *                       }
+         *                     },
+         *                     {
+         *                       "key": "gen_ai.request.model",
+         *                       "value": {
+         *                         "stringValue": "gpt-4o-mini"
+         *                       }
+         *                     },
+         *                     {
+         *                       "key": "gen_ai.usage.input_tokens",
+         *                       "value": {
+         *                         "intValue": "12"
+         *                       }
+         *                     },
+         *                     {
+         *                       "key": "gen_ai.usage.output_tokens",
+         *                       "value": {
+         *                         "intValue": 5
+         *                       }
+         *                     }
+         *                   ],
+         *                   "status": {
+         *                     "code": 1
+         *                   }
+         *                 }
+         *               ]
+         *             }
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        OtlpExportTraceServiceRequest: {
+            /** @description Spans grouped by the resource that produced them: `{resource: {attributes}, scopeSpans: [{scope, spans}]}`. */
+            resourceSpans?: {
+                [key: string]: unknown;
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        /**
+         * @description OTLP/JSON `ExportTraceServiceResponse`. `partialSuccess` is present only when some spans were rejected (a full success leaves it out, as OTLP specifies): `rejectedSpans` is how many (a 64-bit integer, written as a decimal string) and `errorMessage` says why. The other spans of the request were stored.
+         * @example {}
+         * @example {
+         *       "partialSuccess": {
+         *         "rejectedSpans": "1",
+         *         "errorMessage": "1 span rejected: resourceSpans.0.scopeSpans.0.spans.3: spanId must be 8 bytes (16 hex characters)"
+         *       }
+         *     }
+         */
+        OtlpExportTraceServiceResponse: {
+            partialSuccess?: {
+                /** @description Number of spans not stored. */
+                rejectedSpans: string;
+                /** @description Why they were rejected. */
+                errorMessage: string;
+            };
+        };
+        /**
          * @description A configured LLM provider: which vendor API to call, where, and (write-only) with which credentials. Providers belong to the workspace, not to a project, and a workspace may hold several records of the same kind (for example one OpenAI key per team). Credentials are never returned; `hasCredentials` says whether some are stored.
          * @example {
          *       "id": "provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P",
@@ -5403,6 +5599,11 @@ export type components = {
          * @example row_01JD8Q5C5D7E9F1G3H5J7K9M1N
          */
         RowId: components["schemas"]["EntityId"];
+        /**
+         * @description Project the spans are stored in (set it through `OTEL_EXPORTER_OTLP_HEADERS`). When omitted, each resource's `pharos.project.id` attribute names it (`OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=…`); the header wins over the attribute.
+         * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+         */
+        PharosProjectIdHeader: components["schemas"]["EntityId"];
         /**
          * @description Id of the provider record.
          * @example provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P
@@ -9251,6 +9452,101 @@ export interface operations {
             413: components["responses"]["PayloadTooLarge"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    exportOtelTraces: {
+        parameters: {
+            query?: never;
+            header?: {
+                /**
+                 * @description Project the spans are stored in (set it through `OTEL_EXPORTER_OTLP_HEADERS`). When omitted, each resource's `pharos.project.id` attribute names it (`OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=…`); the header wins over the attribute.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                "x-pharos-project-id"?: components["parameters"]["PharosProjectIdHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /** @example  */
+                "application/x-protobuf": string;
+                /**
+                 * @example {
+                 *       "resourceSpans": [
+                 *         {
+                 *           "resource": {
+                 *             "attributes": [
+                 *               {
+                 *                 "key": "service.name",
+                 *                 "value": {
+                 *                   "stringValue": "support-bot"
+                 *                 }
+                 *               }
+                 *             ]
+                 *           },
+                 *           "scopeSpans": [
+                 *             {
+                 *               "scope": {
+                 *                 "name": "my-app"
+                 *               },
+                 *               "spans": [
+                 *                 {
+                 *                   "traceId": "5b8efff798038103d269b633813fc60c",
+                 *                   "spanId": "eee19b7ec3c1b174",
+                 *                   "name": "chat gpt-4o-mini",
+                 *                   "kind": 3,
+                 *                   "startTimeUnixNano": "1732190400100000000",
+                 *                   "endTimeUnixNano": "1732190401300000000",
+                 *                   "attributes": [
+                 *                     {
+                 *                       "key": "gen_ai.provider.name",
+                 *                       "value": {
+                 *                         "stringValue": "openai"
+                 *                       }
+                 *                     },
+                 *                     {
+                 *                       "key": "gen_ai.request.model",
+                 *                       "value": {
+                 *                         "stringValue": "gpt-4o-mini"
+                 *                       }
+                 *                     }
+                 *                   ]
+                 *                 }
+                 *               ]
+                 *             }
+                 *           ]
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["OtlpExportTraceServiceRequest"];
+            };
+        };
+        responses: {
+            /** @description The spans were stored (those not counted in `partialSuccess.rejectedSpans`). The body is in the request's encoding: protobuf for a protobuf request (empty on full success), JSON for a JSON request. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example  */
+                    "application/x-protobuf": string;
+                    /** @example {} */
+                    "application/json": components["schemas"]["OtlpExportTraceServiceResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            503: components["responses"]["Overloaded"];
         };
     };
     listProviders: {

@@ -1,8 +1,16 @@
 import createLogSpan from "./create-log-span.ts";
 import createLogTrace from "./create-log-trace.ts";
+import exportOtelTraces from "./export-otel-traces.ts";
 import searchLogSpans from "./search-log-spans.ts";
 import searchLogTraces from "./search-log-traces.ts";
 import updateLogTrace from "./update-log-trace.ts";
 
 /** The Logs operations, in spec order. */
-export const logRoutes = [createLogTrace, updateLogTrace, createLogSpan, searchLogTraces, searchLogSpans];
+export const logRoutes = [
+  createLogTrace,
+  updateLogTrace,
+  createLogSpan,
+  searchLogTraces,
+  searchLogSpans,
+  exportOtelTraces,
+];

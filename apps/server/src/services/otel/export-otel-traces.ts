@@ -1,0 +1,310 @@
+/**
+ * OTLP trace ingestion (`POST /otel/v1/traces`): the decoded request's spans become Pharos spans, one Pharos
+ * trace per OTel trace id (its referenceId the hex trace id), written by ONE job of the log write batch, so a
+ * request is stored whole or not at all and acknowledged once committed, like `POST /logs/trace`.
+ *
+ * Spans of a trace arrive in any order over many requests: the first creates the trace (`pending`, named after
+ * that span, spanning its spans); later ones attach to it under the trace row's lock; the root span (no
+ * parent) sets the trace's name, times and status when it arrives. A trace is `pending` exactly until then,
+ * since a root's status is never `pending`.
+ */
+import type { OtlpTraceRequest } from "@pharos/otlp";
+import type { Kysely } from "kysely";
+import { invalid } from "../../errors.ts";
+import type { Database } from "../../store/schema.ts";
+import type { ServiceContext } from "../context.ts";
+import { fromJson, toJson } from "../json.ts";
+import {
+  type AttributeRow,
+  MAX_SPANS_PER_TRACE,
+  type SpanRow,
+  spanIndexRows,
+  type TagRow,
+  type TraceRow,
+  toSpanRow,
+  totalsOf,
+  zeroTotals,
+} from "../logs/log-rows.ts";
+import { approximateBytes, type Inserts } from "../logs/write-batcher.ts";
+import { resolveWriteTarget } from "../logs/write-checks.ts";
+import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
+
+export interface ExportOtelTracesInput {
+  /** The `x-pharos-project-id` header, when sent. */
+  projectId: string | undefined;
+  request: OtlpTraceRequest;
+}
+
+export interface ExportOtelTracesResult {
+  rejectedSpans: number;
+  /** Why, for the first few rejected spans ("" when none were). */
+  errorMessage: string;
+}
+
+const PROJECT_HOW_TO =
+  "Set the project: send the header x-pharos-project-id (OTEL_EXPORTER_OTLP_HEADERS=" +
+  '"Authorization=Bearer <key>,x-pharos-project-id=<project id>"), or the resource attribute ' +
+  "pharos.project.id (OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=<project id>).";
+
+/** The most rejection reasons the response spells out; the count covers all. */
+const MAX_REASONS = 5;
+
+interface TraceGroup {
+  projectId: string;
+  traceReference: string;
+  spans: (MappedSpan & { id: string })[];
+}
+
+export async function exportOtelTraces(
+  ctx: ServiceContext,
+  input: ExportOtelTracesInput,
+): Promise<ExportOtelTracesResult> {
+  // 1. Every resource's project: the header, else its pharos.project.id attribute; neither is a 400.
+  const projects = input.request.resourceSpans.map((resourceSpans, index) => {
+    const attribute = resourceSpans.resource.get("pharos.project.id");
+    const projectId = input.projectId ?? (typeof attribute === "string" ? attribute : undefined);
+    const hasSpans = resourceSpans.scopeSpans.some((scope) => scope.spans.length > 0);
+    if (projectId === undefined && hasSpans) {
+      throw invalid(`resourceSpans.${index}.resource.attributes`, `no project. ${PROJECT_HOW_TO}`);
+    }
+    return projectId;
+  });
+  // 2. Each project exists in the workspace and the key may write to it (404 / 403 as for POST /logs/trace).
+  for (const projectId of new Set(projects)) {
+    if (projectId === undefined) continue;
+    const target = await resolveWriteTarget(ctx, projectId, []);
+    if (target.failure || target.projectId === undefined) throw target.failure;
+  }
+
+  // 3. Map the spans, grouped by project and trace; spans that cannot be stored are rejected one by one.
+  const reasons: string[] = [];
+  let rejectedSpans = 0;
+  const groups = new Map<string, TraceGroup>();
+  input.request.resourceSpans.forEach((resourceSpans, resourceIndex) => {
+    const projectId = projects[resourceIndex] as string;
+    resourceSpans.scopeSpans.forEach((scopeSpans, scopeIndex) => {
+      scopeSpans.spans.forEach((span, spanIndex) => {
+        const rejection = rejectionOf(span);
+        if (rejection !== undefined) {
+          rejectedSpans += 1;
+          if (reasons.length < MAX_REASONS) {
+            reasons.push(`resourceSpans.${resourceIndex}.scopeSpans.${scopeIndex}.spans.${spanIndex}: ${rejection}`);
+          }
+          return;
+        }
+        const key = `${projectId}\n${span.traceId}`;
+        const group = groups.get(key) ?? { projectId, traceReference: span.traceId, spans: [] };
+        group.spans.push({ ...mapSpan(span, resourceSpans.resource, scopeSpans.scope), id: ctx.newId("span") });
+        groups.set(key, group);
+      });
+    });
+  });
+
+  // 4. One job of the write batch stores every trace of the request: rows only when every trace is new (the
+  // batch merges them with other new traces' rows, as for POST /logs/trace), else work that attaches spans.
+  let overCapacity = 0;
+  if (groups.size > 0) {
+    const work = async (db: Kysely<Database>) => {
+      let refused = 0;
+      for (const group of groups.values()) refused += await storeTrace(ctx, db, group);
+      return refused;
+    };
+    const bytes = approximateBytes([...groups.values()]);
+    try {
+      const inserts = (await allNew(ctx, groups)) ? newTracesInserts(ctx, groups) : undefined;
+      if (inserts) await ctx.logWrites.submitInserts(inserts);
+      else overCapacity = await ctx.logWrites.submit(work, bytes);
+    } catch (error) {
+      // A trace was created meanwhile (by a request of this batch, or another replica: its referenceId is unique
+      // in the project): once, again, as work; the trace now exists and the spans attach to it.
+      if (!ctx.store.isUniqueViolation(error)) throw error;
+      overCapacity = await ctx.logWrites.submit(work, bytes);
+    }
+  }
+  if (overCapacity > 0) {
+    rejectedSpans += overCapacity;
+    reasons.push(`${overCapacity} spans beyond the ${MAX_SPANS_PER_TRACE.toLocaleString("en")} a trace may hold`);
+  }
+  return {
+    rejectedSpans,
+    errorMessage: rejectedSpans === 0 ? "" : `${rejectedSpans} spans rejected: ${reasons.join("; ")}`.slice(0, 4096),
+  };
+}
+
+/** Whether none of the request's traces is stored yet (read outside the batch: a guess the insert confirms). */
+async function allNew(ctx: ServiceContext, groups: Map<string, TraceGroup>): Promise<boolean> {
+  const byProject = new Map<string, string[]>();
+  for (const group of groups.values()) {
+    if (group.spans.length > MAX_SPANS_PER_TRACE) return false;
+    byProject.set(group.projectId, [...(byProject.get(group.projectId) ?? []), group.traceReference]);
+  }
+  for (const [projectId, references] of byProject) {
+    for (let at = 0; at < references.length; at += 500) {
+      const found = await ctx.db
+        .selectFrom("logTraces")
+        .select("id")
+        .where("projectId", "=", projectId)
+        .where("referenceId", "in", references.slice(at, at + 500))
+        .executeTakeFirst();
+      if (found) return false;
+    }
+  }
+  return true;
+}
+
+/** A new trace's row, from the spans that create it: the root's name, times and status, else pending. */
+function newTraceRow(ctx: ServiceContext, group: TraceGroup, spans: readonly MappedSpan[], now: number): TraceRow {
+  const root = spans.find((span) => span.input.parentReferenceId === undefined);
+  const first = spans[0] as MappedSpan;
+  const startedAt = root ? root.input.startedAt : Math.min(...spans.map((span) => span.input.startedAt));
+  const endedAt = root ? root.input.endedAt : Math.max(...spans.map((span) => span.input.endedAt));
+  return {
+    id: ctx.newId("trace"),
+    workspaceId: ctx.principal.workspaceId,
+    projectId: group.projectId,
+    name: (root ?? first).input.name,
+    status: root ? root.input.status : "pending",
+    startedAt,
+    endedAt,
+    latency: endedAt - startedAt,
+    referenceId: group.traceReference,
+    sessionId: null,
+    attributes: toJson({}),
+    tags: toJson([]),
+    spanIds: toJson([]),
+    ...zeroTotals(),
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+/** The rows of traces that are all new: each trace with its spans (a span id sent twice stored once). */
+function newTracesInserts(ctx: ServiceContext, groups: Map<string, TraceGroup>): Inserts {
+  const now = ctx.now();
+  const traces: TraceRow[] = [];
+  const spans: SpanRow[] = [];
+  const attributes: AttributeRow[] = [];
+  const tags: TagRow[] = [];
+  for (const group of groups.values()) {
+    const seen = new Set<string>();
+    const unique = group.spans.filter((span) => {
+      const reference = span.input.referenceId as string;
+      if (seen.has(reference)) return false;
+      seen.add(reference);
+      return true;
+    });
+    const trace = newTraceRow(ctx, group, unique, now);
+    const owner = { workspaceId: trace.workspaceId, projectId: group.projectId, traceId: trace.id, now };
+    const rows = unique.map((span) => toSpanRow({ ...owner, id: span.id }, span.input, span.content));
+    traces.push({ ...trace, spanIds: toJson(rows.map((row) => row.id)), ...totalsOf(rows) });
+    spans.push(...rows);
+    for (const [index, span] of unique.entries()) {
+      const indexRows = spanIndexRows(rows[index] as SpanRow, span.input);
+      attributes.push(...indexRows.attributes);
+      tags.push(...indexRows.tags);
+    }
+  }
+  return [
+    { table: "logTraces", rows: traces },
+    { table: "logSpans", rows: spans },
+    { table: "logAttributes", rows: attributes },
+    { table: "logTags", rows: tags },
+  ];
+}
+
+/** Stores one trace's spans (creating the trace when it is new); answers how many did not fit the trace. */
+async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: TraceGroup): Promise<number> {
+  const now = ctx.now();
+  const { projectId, traceReference } = group;
+  const selectTrace = () =>
+    ctx.store.sql.locks
+      .forUpdate(
+        db
+          .selectFrom("logTraces")
+          .select([
+            "id",
+            "name",
+            "status",
+            "startedAt",
+            "endedAt",
+            "spanIds",
+            "totalCost",
+            "totalInputTokens",
+            "totalOutputTokens",
+          ])
+          .where("projectId", "=", projectId)
+          .where("referenceId", "=", traceReference),
+      )
+      .executeTakeFirst();
+  let trace = await selectTrace();
+  if (!trace) {
+    // Created empty and pending: the spans below attach to it as to any trace, the root among them setting it.
+    const row = { ...newTraceRow(ctx, group, group.spans, now), status: "pending" as const };
+    await ctx.store.insertRows(db, "logTraces", [row]);
+    trace = await selectTrace();
+    if (!trace) throw new Error("the trace just inserted is not there");
+  }
+
+  // A span exported again (a retried export) is stored once: the spans already in the trace are skipped.
+  const references = [...new Set(group.spans.map((span) => span.input.referenceId as string))];
+  const stored = new Set<string>();
+  for (let at = 0; at < references.length; at += 500) {
+    const rows = await db
+      .selectFrom("logSpans")
+      .select("referenceId")
+      .where("traceId", "=", trace.id)
+      .where("referenceId", "in", references.slice(at, at + 500))
+      .execute();
+    for (const row of rows) stored.add(row.referenceId as string);
+  }
+  const fresh = group.spans.filter((span) => {
+    const reference = span.input.referenceId as string;
+    if (stored.has(reference)) return false;
+    stored.add(reference);
+    return true;
+  });
+  const spanIds = fromJson<string[]>(trace.spanIds);
+  const room = Math.max(0, MAX_SPANS_PER_TRACE - spanIds.length);
+  const accepted = fresh.slice(0, room);
+  if (accepted.length === 0) return fresh.length - accepted.length;
+
+  const owner = { workspaceId: ctx.principal.workspaceId, projectId, traceId: trace.id, now };
+  const spanRows: SpanRow[] = accepted.map((span) => toSpanRow({ ...owner, id: span.id }, span.input, span.content));
+  const attributes = [];
+  const tags = [];
+  for (const [index, span] of accepted.entries()) {
+    const rows = spanIndexRows(spanRows[index] as SpanRow, span.input);
+    attributes.push(...rows.attributes);
+    tags.push(...rows.tags);
+  }
+  await ctx.store.insertRows(db, "logSpans", spanRows);
+  await ctx.store.insertRows(db, "logAttributes", attributes);
+  await ctx.store.insertRows(db, "logTags", tags);
+
+  // The root sets the trace's name, times and status; until it comes, the trace spans its spans.
+  let { name, status, startedAt, endedAt } = trace;
+  const root = status === "pending" ? accepted.find((span) => span.input.parentReferenceId === undefined) : undefined;
+  if (root) {
+    ({ name, status, startedAt, endedAt } = root.input);
+  } else if (status === "pending") {
+    for (const span of accepted) {
+      startedAt = Math.min(startedAt, span.input.startedAt);
+      endedAt = Math.max(endedAt as number, span.input.endedAt);
+    }
+  }
+  await db
+    .updateTable("logTraces")
+    .set({
+      name,
+      status,
+      startedAt,
+      endedAt,
+      latency: (endedAt as number) - startedAt,
+      spanIds: toJson([...spanIds, ...spanRows.map((span) => span.id)]),
+      ...totalsOf(spanRows, trace),
+      updatedAt: now,
+    })
+    .where("id", "=", trace.id)
+    .execute();
+  return fresh.length - accepted.length;
+}
