@@ -13,6 +13,7 @@ import type { Store } from "../store/store.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
+import { Wakeup } from "./wakeup.ts";
 
 export interface WorkerOptions {
   store: Store;
@@ -58,9 +59,8 @@ export class EvaluationWorker {
   private readonly abort = new AbortController();
   private running: Promise<void> | undefined;
   private stopping = false;
-  /** The loop's wait, and whether something happened since it last looked (so no signal is ever lost). */
-  private waiter: (() => void) | undefined;
-  private signalled = false;
+  /** The loop's wait between passes: a wake-up or a finished row ends it. */
+  private readonly wakeup = new Wakeup();
 
   constructor(private readonly options: WorkerOptions) {
     this.leaseMs = options.leaseMs;
@@ -78,8 +78,7 @@ export class EvaluationWorker {
 
   /** Work may be waiting: look now instead of at the next poll. */
   wake(): void {
-    if (this.waiter) this.waiter();
-    else this.signalled = true;
+    this.wakeup.wake();
   }
 
   /**
@@ -125,8 +124,8 @@ export class EvaluationWorker {
         if (this.stopping) break;
         if (this.finished.length > 0) continue;
         // Full: wait for a row to finish. Nothing to do: wait for the next poll or a wake-up.
-        if (this.inFlight.size >= this.options.concurrency) await this.signal();
-        else if (!progressed) await this.signal(this.pollMs);
+        if (this.inFlight.size >= this.options.concurrency) await this.wakeup.wait();
+        else if (!progressed) await this.wakeup.wait(this.pollMs);
       }
     } finally {
       clearInterval(heartbeat);
@@ -221,22 +220,6 @@ export class EvaluationWorker {
     renewLeases(this.options.store.db, this.id, this.options.now() + this.leaseMs).catch((error) =>
       this.options.logger.error({ err: error }, "renewing evaluation leases failed"),
     );
-  }
-
-  /** Resolves at the next wake-up or finished row (at once if one came since the last wait), or after `timeoutMs`. */
-  private signal(timeoutMs?: number): Promise<void> {
-    if (this.signalled) {
-      this.signalled = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => this.waiter?.(), timeoutMs);
-      this.waiter = () => {
-        clearTimeout(timer);
-        this.waiter = undefined;
-        resolve();
-      };
-    });
   }
 }
 

@@ -23,6 +23,7 @@ import {
   signingSecrets,
 } from "../services/webhooks/delivery.ts";
 import type { Store } from "../store/store.ts";
+import { Wakeup } from "./wakeup.ts";
 
 export interface DelivererOptions extends AttemptSettings {
   store: Store;
@@ -55,8 +56,7 @@ export class WebhookDeliverer {
   attempted = 0;
   private running: Promise<void> | undefined;
   private stopping = false;
-  private waiter: (() => void) | undefined;
-  private signalled = false;
+  private readonly wakeup = new Wakeup();
   private readonly inFlight = new Set<Promise<void>>();
   private prunedAt = Number.NEGATIVE_INFINITY;
 
@@ -72,8 +72,7 @@ export class WebhookDeliverer {
 
   /** Deliveries may be due: look now instead of at the next poll. */
   wake(): void {
-    if (this.waiter) this.waiter();
-    else this.signalled = true;
+    this.wakeup.wake();
   }
 
   /**
@@ -134,8 +133,8 @@ export class WebhookDeliverer {
       }
       if (this.stopping) break;
       // Full: wait for an attempt to end. Nothing due: wait for the next poll or a wake-up.
-      if (this.inFlight.size >= this.concurrency) await this.signal();
-      else if (started === 0) await this.signal(this.options.pollMs ?? DEFAULT_POLL_MS);
+      if (this.inFlight.size >= this.concurrency) await this.wakeup.wait();
+      else if (started === 0) await this.wakeup.wait(this.options.pollMs ?? DEFAULT_POLL_MS);
     }
   }
 
@@ -290,21 +289,5 @@ export class WebhookDeliverer {
       if (Number(deleted.numDeletedRows) < PRUNE_BATCH) break;
     }
     return deliveries;
-  }
-
-  /** Resolves at the next wake-up (at once if one came since the last wait), or after `timeoutMs`. */
-  private signal(timeoutMs?: number): Promise<void> {
-    if (this.signalled) {
-      this.signalled = false;
-      return Promise.resolve();
-    }
-    return new Promise((resolve) => {
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => this.waiter?.(), timeoutMs);
-      this.waiter = () => {
-        clearTimeout(timer);
-        this.waiter = undefined;
-        resolve();
-      };
-    });
   }
 }
