@@ -8,7 +8,8 @@ import { sql } from "kysely";
 
 /**
  * Tables every authenticated request may write, before its input is read: when a key was last used (at most once
- * a minute) and, on PostgreSQL, the rate limits' counts shared by replicas (a row per workspace, class and minute).
+ * a minute) and, on PostgreSQL, the rate limits' counts shared by replicas (a row per workspace and class, which a
+ * new minute overwrites).
  */
 const WRITTEN_BY_ANY_REQUEST = new Set(["apiKeyUsage", "rateLimitWindows"]);
 
