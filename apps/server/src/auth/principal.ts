@@ -69,6 +69,7 @@ const ACCESS = {
   exportOtelTraces: "ingest",
   searchLogTraces: "read",
   searchLogSpans: "read",
+  exportLogSpans: "read",
   listProviders: "read",
   createProvider: "workspace-write",
   getProvider: "read",

@@ -1,5 +1,6 @@
 import createLogSpan from "./create-log-span.ts";
 import createLogTrace from "./create-log-trace.ts";
+import exportLogSpans from "./export-log-spans.ts";
 import exportOtelTraces from "./export-otel-traces.ts";
 import searchLogSpans from "./search-log-spans.ts";
 import searchLogTraces from "./search-log-traces.ts";
@@ -12,5 +13,6 @@ export const logRoutes = [
   createLogSpan,
   searchLogTraces,
   searchLogSpans,
+  exportLogSpans,
   exportOtelTraces,
 ];
