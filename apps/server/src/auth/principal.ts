@@ -68,6 +68,7 @@ const ACCESS = {
   createLogSpan: "ingest",
   exportOtelTraces: "ingest",
   searchLogTraces: "read",
+  exportLogTraces: "read",
   searchLogSpans: "read",
   exportLogSpans: "read",
   listProviders: "read",

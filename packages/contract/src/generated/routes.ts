@@ -5036,6 +5036,134 @@ export const LogTraceListSchema = z
 
 export type LogTraceList = z.infer<typeof LogTraceListSchema>
 
+export const ExportLogTracesRequestSchema = z
+  .strictObject({
+    projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
+    startedAfter: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or after this Unix time in milliseconds (inclusive).',
+      }),
+    startedBefore: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or before this Unix time in milliseconds (inclusive).',
+      }),
+    status: LogStatusSchema.exactOptional(),
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .exactOptional()
+      .openapi({ description: 'Case-insensitive substring of the trace name.' }),
+    referenceId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `referenceId`.' }),
+    sessionId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `sessionId`.' }),
+    filters: z
+      .array(LogFilterSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
+      }),
+    sort: LogSortSchema.exactOptional(),
+    cursor: z
+      .string()
+      .min(1)
+      .max(2048)
+      .exactOptional()
+      .openapi({
+        description:
+          'Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/traces` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR).',
+      }),
+  })
+  .openapi({
+    description:
+      'Export of the traces of one project that match a search: the fields of `SearchLogTracesRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.',
+    required: ['projectId'],
+    examples: [
+      {
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        startedAfter: 1732190400000,
+        status: 'failure',
+        filters: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
+        sort: 'startedAt:desc',
+      },
+    ],
+  })
+  .openapi('ExportLogTracesRequest')
+
+export type ExportLogTracesRequest = z.infer<typeof ExportLogTracesRequestSchema>
+
+export const LogExportCheckpointSchema = z
+  .strictObject({
+    nextCursor: z
+      .string()
+      .min(1)
+      .openapi({
+        description:
+          'Pass as `cursor` to resume after the items sent so far (same fields otherwise).',
+      }),
+    exported: z
+      .int()
+      .min(1)
+      .max(9007199254740991)
+      .openapi({ description: 'Items this response has sent so far.' }),
+  })
+  .openapi({
+    description:
+      'A checkpoint line of an export, after each page of items: every item before it has been sent, and `nextCursor` resumes the export after them.',
+    required: ['nextCursor', 'exported'],
+  })
+  .openapi('LogExportCheckpoint')
+
+export type LogExportCheckpoint = z.infer<typeof LogExportCheckpointSchema>
+
+export const LogExportEndSchema = z
+  .strictObject({
+    end: z.literal(true).openapi({ description: 'Always `true`.' }),
+    exported: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Items this response has sent.' }),
+  })
+  .openapi({
+    description:
+      'The last line of a complete export: every matching item has been sent. An export whose body does not end with this line was cut short (a network error or a server error after the first byte): resume it from its last checkpoint.',
+    required: ['end', 'exported'],
+  })
+  .openapi('LogExportEnd')
+
+export type LogExportEnd = z.infer<typeof LogExportEndSchema>
+
+export const LogTraceExportLineSchema = z
+  .union([LogTraceSchema, LogExportCheckpointSchema, LogExportEndSchema])
+  .openapi({
+    description:
+      'One line of a trace export (NDJSON): a trace exactly as `POST /logs/traces` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line.',
+  })
+  .openapi('LogTraceExportLine')
+
+export type LogTraceExportLine = z.infer<typeof LogTraceExportLineSchema>
+
 export const SearchLogSpansRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search.' }),
@@ -5386,48 +5514,6 @@ export const ExportLogSpansRequestSchema = z
   .openapi('ExportLogSpansRequest')
 
 export type ExportLogSpansRequest = z.infer<typeof ExportLogSpansRequestSchema>
-
-export const LogExportCheckpointSchema = z
-  .strictObject({
-    nextCursor: z
-      .string()
-      .min(1)
-      .openapi({
-        description:
-          'Pass as `cursor` to resume after the items sent so far (same fields otherwise).',
-      }),
-    exported: z
-      .int()
-      .min(1)
-      .max(9007199254740991)
-      .openapi({ description: 'Items this response has sent so far.' }),
-  })
-  .openapi({
-    description:
-      'A checkpoint line of an export, after each page of items: every item before it has been sent, and `nextCursor` resumes the export after them.',
-    required: ['nextCursor', 'exported'],
-  })
-  .openapi('LogExportCheckpoint')
-
-export type LogExportCheckpoint = z.infer<typeof LogExportCheckpointSchema>
-
-export const LogExportEndSchema = z
-  .strictObject({
-    end: z.literal(true).openapi({ description: 'Always `true`.' }),
-    exported: z
-      .int()
-      .min(0)
-      .max(9007199254740991)
-      .openapi({ description: 'Items this response has sent.' }),
-  })
-  .openapi({
-    description:
-      'The last line of a complete export: every matching item has been sent. An export whose body does not end with this line was cut short (a network error or a server error after the first byte): resume it from its last checkpoint.',
-    required: ['end', 'exported'],
-  })
-  .openapi('LogExportEnd')
-
-export type LogExportEnd = z.infer<typeof LogExportEndSchema>
 
 export const LogSpanExportLineSchema = z
   .union([LogSpanSchema, LogExportCheckpointSchema, LogExportEndSchema])
@@ -9361,6 +9447,56 @@ export const postLogsTracesRoute = createRoute({
               },
             ],
           },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postLogsTracesExportRoute = createRoute({
+  method: 'post',
+  path: '/logs/traces/export',
+  tags: ['Logs'],
+  summary: 'Export traces (NDJSON stream)',
+  description:
+    "Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), without their span bodies (export those with `POST /logs/spans/export`), with constant\nmemory on the server whatever the size: the export reads the search's keyset pages of 200 traces one\nafter the other and writes each to the response as the client reads it. The body is the body of\n`POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same\norder (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace's JSON in the\nsearch's `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with\ntraces for spans.\n",
+  operationId: 'exportLogTraces',
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: ExportLogTracesRequestSchema,
+          example: {
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            startedAfter: 1732190400000,
+            status: 'failure',
+            sort: 'startedAt:asc',
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description:
+        'The traces as NDJSON, streamed: trace lines, a checkpoint line after each page but the last, and the `end` line. The schema describes one line.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/x-ndjson': {
+          schema: LogTraceExportLineSchema,
+          example: { end: true, exported: 0 },
         },
       },
     },
