@@ -2,9 +2,9 @@
  * (f) Bulk export: one full POST /logs/spans/export of the seeded project (BENCH_SPANS spans, every one of
  * them, newest first) per database, after the rounds. autocannon counts requests, and an export is one long
  * request: this reads its NDJSON body with fetch as fast as it comes, counts the span lines, and samples the
- * server's RSS every 100 ms (/proc/<pid>/status) to report its peak next to its RSS before the export. The
- * export's memory is one page of 200 spans however many it sends (ADR 0014): the peak should not grow with
- * BENCH_SPANS.
+ * server's RSS every 100 ms (/proc/<pid>/status) to report its RSS before the export and its peak during the
+ * first and the second half of the spans. The export's memory is one page of 200 spans however many it sends
+ * (ADR 0014): the second half's peak should be no higher than the first's.
  */
 import { rssMb } from "./processes.ts";
 import type { StoreName } from "./targets.ts";
@@ -21,7 +21,9 @@ export interface ExportResult {
   bytes: number;
   seconds: number;
   rssBefore: number;
-  rssPeak: number;
+  /** The peak RSS while the first half of the spans came, and while the second half did. */
+  rssPeakFirstHalf: number;
+  rssPeakSecondHalf: number;
   /** Whether the body ended with the `end` line and its count matched the lines. */
   complete: boolean;
   reason?: string;
@@ -33,13 +35,12 @@ export async function measureExport(
   pid: number | undefined,
 ): Promise<ExportResult> {
   const rssBefore = rssMb(pid);
-  let rssPeak = rssBefore;
-  const sampler = setInterval(() => {
-    const rss = rssMb(pid);
-    if (rss > rssPeak) rssPeak = rss;
-  }, 100);
-  const started = performance.now();
+  const samples: { spans: number; rss: number }[] = [];
   let spans = 0;
+  const sampler = setInterval(() => samples.push({ spans, rss: rssMb(pid) }), 100);
+  const peak = (half: (at: number) => boolean) =>
+    Math.max(...samples.filter((sample) => half(sample.spans)).map((sample) => sample.rss));
+  const started = performance.now();
   let bytes = 0;
   let last = "";
   try {
@@ -56,7 +57,8 @@ export async function measureExport(
         bytes,
         seconds: 0,
         rssBefore,
-        rssPeak,
+        rssPeakFirstHalf: Number.NaN,
+        rssPeakSecondHalf: Number.NaN,
         complete: false,
         reason: `${response.status} ${text.slice(0, 80)}`,
       };
@@ -75,7 +77,16 @@ export async function measureExport(
     }
     const seconds = (performance.now() - started) / 1000;
     const end = JSON.parse(last || "{}") as { end?: boolean; exported?: number };
-    return { store, spans, bytes, seconds, rssBefore, rssPeak, complete: end.end === true && end.exported === spans };
+    return {
+      store,
+      spans,
+      bytes,
+      seconds,
+      rssBefore,
+      rssPeakFirstHalf: peak((at) => at < spans / 2),
+      rssPeakSecondHalf: peak((at) => at >= spans / 2),
+      complete: end.end === true && end.exported === spans,
+    };
   } finally {
     clearInterval(sampler);
   }
@@ -86,7 +97,7 @@ export function printExport(results: ExportResult[]) {
   const lines = [
     "",
     "(f) POST /logs/spans/export, every seeded span, one export per database (NDJSON read with fetch)",
-    "store     spans       seconds  spans/s   MB/s   RSS before MB  RSS peak MB  complete",
+    "store     spans       seconds  spans/s   MB/s   RSS before MB  peak 1st half  peak 2nd half  complete",
   ];
   for (const r of results) {
     if (r.reason) {
@@ -103,7 +114,8 @@ export function printExport(results: ExportResult[]) {
           .padStart(8),
         (r.bytes / 1024 / 1024 / r.seconds).toFixed(1).padStart(6),
         r.rssBefore.toFixed(0).padStart(14),
-        r.rssPeak.toFixed(0).padStart(12),
+        r.rssPeakFirstHalf.toFixed(0).padStart(13),
+        r.rssPeakSecondHalf.toFixed(0).padStart(13),
         r.complete ? "yes" : "NO",
       ].join("  "),
     );
