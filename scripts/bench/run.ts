@@ -12,6 +12,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchEvaluations } from "./evaluations.ts";
+import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
 import { benchMonitor } from "./monitor.ts";
 import {
@@ -158,6 +159,13 @@ async function benchLogs() {
         }
       }
     }
+    // (f) one export per database, after the rounds: a long single request, not a load.
+    const exports: ExportResult[] = [];
+    for (const run of runs) {
+      if (!run.exportRequest) continue;
+      log(`${run.store}: exporting every seeded span`);
+      exports.push(await measureExport(run.store, run.exportRequest, run.server.pid));
+    }
     for (const [store, reason] of missing) {
       for (const scenario of storeScenarios) rowOf(store, scenario).reason = reason;
     }
@@ -191,6 +199,7 @@ async function benchLogs() {
       ceiling,
     );
     printLimiterOverhead(runs, rowOf, takes);
+    printExport(exports);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   } finally {

@@ -7,6 +7,7 @@ import type { components } from "@pharos/contract";
 import { createIdGenerator, openStore } from "@pharos/server";
 import pg from "pg";
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
+import type { ExportRequest } from "./export.ts";
 import type { LoadJob } from "./load.ts";
 import { LOG_LEVEL, POSTGRES_URL, SEED_SPANS, WARMUP_SECONDS } from "./options.ts";
 import { otlpBodyTemplate, traceBodyTemplate } from "./payload.ts";
@@ -106,6 +107,8 @@ export interface StoreRun {
    * first server's shared limits.
    */
   processScope?: { server: ServerHandle; jobs: Map<string, LoadJob> };
+  /** (f) The export of every seeded span (export.ts), unless the seeded project cannot be searched. */
+  exportRequest?: ExportRequest;
 }
 
 /** Follows cursors from page 1 to page `page` (or the last page); returns the body of that page's request. */
@@ -302,6 +305,7 @@ export async function setUpStore(
     if (store === "postgres") await analyzePostgres(database.url);
     log(`${store}: seeded in ${run.seed.seconds.toFixed(1)} s`);
   }
+  if (!searchProblems.spans) run.exportRequest = { url: server.url, key, body: { projectId: searchProject.id } };
   const from = run.seed?.from ?? Date.now();
   const window = { startedAfter: from + 4 * 86_400_000, startedBefore: from + 25 * 86_400_000 };
   const planFilter = [{ column: "attributes", key: "user.plan", operator: "equals", value: "pro" }];

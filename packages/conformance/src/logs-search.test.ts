@@ -1,4 +1,4 @@
-/** Log search (POST /logs/traces, POST /logs/spans) through the client, every response validated against the spec. */
+/** Log search and export (POST /logs/traces, /logs/spans and their /export) through the client, every response validated against the spec. */
 import { paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { errorMatrixOf, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
@@ -339,4 +339,118 @@ describe("searchLogSpans", () => {
   itAnswersTheErrorMatrix({ access: "read", send, body: true });
 });
 
-itProvokedEveryDocumentedStatus(use, ["searchLogTraces", "searchLogSpans"]);
+describe("exportLogTraces", () => {
+  const send: Send = (client, extra) =>
+    client.POST("/logs/traces/export", { body: { projectId }, parseAs: "text", ...extra });
+
+  it("200: every matching trace as NDJSON, each line as the search returns it, then the end line", async () => {
+    const { client } = use();
+    const searched = unwrap(await client.POST("/logs/traces", { body: { projectId, limit: 200 } }));
+    const reply = await send(client, {});
+    expectStatus(reply, 200);
+    expect(reply.response.headers.get("Content-Type")).toBe("application/x-ndjson");
+    const lines = searched.traces.map((trace) => JSON.stringify(trace));
+    expect(reply.data).toBe(`${[...lines, JSON.stringify({ end: true, exported: lines.length })].join("\n")}\n`);
+    const failed = await client.POST("/logs/traces/export", {
+      body: { projectId, status: "failure" },
+      parseAs: "text",
+    });
+    expectStatus(failed, 200);
+    const failures = searched.traces
+      .filter((trace) => trace.status === "failure")
+      .map((trace) => JSON.stringify(trace));
+    expect(failed.data).toBe(`${[...failures, JSON.stringify({ end: true, exported: failures.length })].join("\n")}\n`);
+  });
+
+  it("400 VALIDATION_ERROR for a page size and a malformed search; 400 INVALID_CURSOR for a span search's cursor", async () => {
+    const { client } = use();
+    for (const body of [{ projectId, limit: 10 }, {}, { projectId, status: "done" }]) {
+      const reply = await client.POST("/logs/traces/export", { body: body as never, parseAs: "text" });
+      expectError(reply, 400, "VALIDATION_ERROR");
+    }
+    const spans = unwrap(await client.POST("/logs/spans", { body: { projectId, limit: 1 } }));
+    const foreign = spans.pagination.nextCursor ?? "";
+    const reply = await client.POST("/logs/traces/export", { body: { projectId, cursor: foreign }, parseAs: "text" });
+    expectError(reply, 400, "INVALID_CURSOR");
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project", async () => {
+    const { client } = use();
+    const reply = await client.POST("/logs/traces/export", {
+      body: { projectId: unknownId("project") },
+      parseAs: "text",
+    });
+    expectError(reply, 404, "RESOURCE_NOT_FOUND");
+  });
+
+  itAnswersTheErrorMatrix({ access: "read", send, body: true });
+});
+
+describe("exportLogSpans", () => {
+  const send: Send = (client, extra) =>
+    client.POST("/logs/spans/export", { body: { projectId }, parseAs: "text", ...extra });
+
+  it("200: every matching span as NDJSON, each line as the search returns it, then the end line", async () => {
+    const { client } = use();
+    const searched = unwrap(await client.POST("/logs/spans", { body: { projectId, limit: 200 } }));
+    const reply = await send(client, {});
+    expectStatus(reply, 200);
+    expect(reply.response.headers.get("Content-Type")).toBe("application/x-ndjson");
+    const lines = searched.spans.map((span) => JSON.stringify(span));
+    expect(reply.data).toBe(`${[...lines, JSON.stringify({ end: true, exported: lines.length })].join("\n")}\n`);
+    const sorted = await client.POST("/logs/spans/export", {
+      body: { projectId, model: "claude", sort: "startedAt:asc" },
+      parseAs: "text",
+    });
+    expectStatus(sorted, 200);
+    const claude = searched.spans.filter(
+      (span) => span.contentType === "Model" && /"model":"claude/.test(span.content),
+    );
+    expect(sorted.data).toBe(
+      `${[...claude.reverse().map((span) => JSON.stringify(span)), JSON.stringify({ end: true, exported: claude.length })].join("\n")}\n`,
+    );
+  });
+
+  it("400 VALIDATION_ERROR for a page size (an export has none) and a malformed search", async () => {
+    const { client } = use();
+    for (const body of [{ projectId, limit: 10 }, {}, { projectId, sort: "startedAt" }]) {
+      expectError(
+        await client.POST("/logs/spans/export", { body: body as never, parseAs: "text" }),
+        400,
+        "VALIDATION_ERROR",
+      );
+    }
+  });
+
+  it("400 INVALID_CURSOR for a malformed cursor and for a trace search's cursor; a span search's cursor resumes", async () => {
+    const { client } = use();
+    const bad = await client.POST("/logs/spans/export", { body: { projectId, cursor: "a.b" }, parseAs: "text" });
+    expectError(bad, 400, "INVALID_CURSOR");
+    const traces = unwrap(await client.POST("/logs/traces", { body: { projectId, limit: 1 } }));
+    const foreign = traces.pagination.nextCursor ?? "";
+    expectError(
+      await client.POST("/logs/spans/export", { body: { projectId, cursor: foreign }, parseAs: "text" }),
+      400,
+      "INVALID_CURSOR",
+    );
+    const page = unwrap(await client.POST("/logs/spans", { body: { projectId, limit: 1 } }));
+    const rest = await client.POST("/logs/spans/export", {
+      body: { projectId, cursor: page.pagination.nextCursor ?? "" },
+      parseAs: "text",
+    });
+    expectStatus(rest, 200);
+    const all = unwrap(await client.POST("/logs/spans", { body: { projectId, limit: 200 } })).spans;
+    expect(rest.data?.split("\n").filter(Boolean).length).toBe(all.length);
+  });
+
+  it("404 RESOURCE_NOT_FOUND for an unknown project and an unknown prompt", async () => {
+    const { client } = use();
+    for (const body of [{ projectId: unknownId("project") }, { projectId, promptId: unknownId("prompt") }]) {
+      expectError(await client.POST("/logs/spans/export", { body, parseAs: "text" }), 404, "RESOURCE_NOT_FOUND");
+    }
+  });
+
+  itAnswersTheErrorMatrix({ access: "read", send, body: true });
+});
+
+itProvokedEveryDocumentedStatus(use, ["searchLogTraces", "searchLogSpans", "exportLogTraces", "exportLogSpans"]);

@@ -34,6 +34,27 @@ describe("checkResponse", () => {
     expect(await checkResponse(deletePrompt, deleted)).toEqual([]);
   });
 
+  it("checks every line of an NDJSON body against the line's schema (POST /logs/spans/export)", async () => {
+    const exportLogSpans = specOperationById.get("exportLogSpans");
+    if (!exportLogSpans) throw new Error("spec operation missing");
+    const ndjson = (text: string) =>
+      new Response(text, {
+        status: 200,
+        headers: { "Content-Type": "application/x-ndjson", "X-Request-Id": REQUEST_ID, ...COUNTED },
+      });
+    const checkpoint = '{"nextCursor":"abc.def","exported":200}\n';
+    expect(await checkResponse(exportLogSpans, ndjson(`${checkpoint}{"end":true,"exported":200}\n`))).toEqual([]);
+    expect(await checkResponse(exportLogSpans, ndjson(`${checkpoint}{"end":true,"exported":"200"}\n`))).toEqual([
+      expect.stringContaining("NDJSON line 2 does not match the schema"),
+    ]);
+    expect(await checkResponse(exportLogSpans, ndjson("{nope}\n"))).toEqual([
+      expect.stringContaining("NDJSON line 1 is not JSON"),
+    ]);
+    expect(await checkResponse(exportLogSpans, ndjson('{"end":true,"exported":0}'))).toEqual([
+      "NDJSON body does not end with a newline",
+    ]);
+  });
+
   it("rejects a status the operation does not declare", async () => {
     expect(await checkResponse(getProject, json(409, error("CONFLICT")))).toEqual([
       expect.stringContaining("status 409 is not declared"),

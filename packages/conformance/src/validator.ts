@@ -77,6 +77,24 @@ export async function checkResponse(
     return problems;
   }
   const type = response.headers.get("Content-Type") ?? "";
+  // NDJSON (POST /logs/spans/export): the schema is one line's, and every line must be valid against it.
+  const ndjson = content["application/x-ndjson"];
+  if (ndjson && /^application\/x-ndjson\b/i.test(type)) {
+    if (text !== "" && !text.endsWith("\n")) problems.push("NDJSON body does not end with a newline");
+    for (const [index, line] of (text.endsWith("\n") ? text.slice(0, -1) : text).split("\n").entries()) {
+      if (text === "") break;
+      let value: unknown;
+      try {
+        value = JSON.parse(line);
+      } catch {
+        problems.push(`NDJSON line ${index + 1} is not JSON: ${line.slice(0, 200)}`);
+        continue;
+      }
+      const error = schemaErrors(ndjson.schema as SchemaObject, value);
+      if (error) problems.push(`NDJSON line ${index + 1} does not match the schema: ${error}`);
+    }
+    return problems;
+  }
   // A binary media type (OTLP's application/x-protobuf): its schema describes bytes, which JSON Schema cannot check.
   const binary = Object.keys(content).find(
     (name) => name !== "application/json" && type.toLowerCase().startsWith(name),

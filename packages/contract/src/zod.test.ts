@@ -21,6 +21,9 @@ interface RouteLike {
 const route = (id: string) => operations[id as OperationId] as unknown as RouteLike;
 const bodySchema = (id: string) => route(id).request?.body?.content["application/json"]?.schema as z.ZodType;
 const examples = allExamples();
+/** A response's JSON media type, or its NDJSON one, whose schema is one line's (POST /logs/spans/export). */
+const mediaOf = (content: Record<string, { schema: z.ZodType }> | undefined) =>
+  content?.["application/json"] ?? content?.["application/x-ndjson"];
 
 function requestExample(id: string): Record<string, unknown> {
   const found = examples.find((e) => e.operation?.operationId === id && e.part?.kind === "request");
@@ -53,7 +56,7 @@ describe("generated zod schemas accept every example", () => {
     const schema =
       part?.kind === "request"
         ? r.request?.body?.content["application/json"]?.schema
-        : r.responses[part?.kind === "response" ? part.status : ""]?.content?.["application/json"]?.schema;
+        : mediaOf(r.responses[part?.kind === "response" ? part.status : ""]?.content)?.schema;
     expect(schema, "zod schema").toBeDefined();
     const result = (schema as z.ZodType).safeParse(example.value);
     expect(result.success, JSON.stringify(result.error?.issues)).toBe(true);

@@ -5036,6 +5036,134 @@ export const LogTraceListSchema = z
 
 export type LogTraceList = z.infer<typeof LogTraceListSchema>
 
+export const ExportLogTracesRequestSchema = z
+  .strictObject({
+    projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
+    startedAfter: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or after this Unix time in milliseconds (inclusive).',
+      }),
+    startedBefore: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or before this Unix time in milliseconds (inclusive).',
+      }),
+    status: LogStatusSchema.exactOptional(),
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .exactOptional()
+      .openapi({ description: 'Case-insensitive substring of the trace name.' }),
+    referenceId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `referenceId`.' }),
+    sessionId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `sessionId`.' }),
+    filters: z
+      .array(LogFilterSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
+      }),
+    sort: LogSortSchema.exactOptional(),
+    cursor: z
+      .string()
+      .min(1)
+      .max(2048)
+      .exactOptional()
+      .openapi({
+        description:
+          'Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/traces` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR).',
+      }),
+  })
+  .openapi({
+    description:
+      'Export of the traces of one project that match a search: the fields of `SearchLogTracesRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.',
+    required: ['projectId'],
+    examples: [
+      {
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        startedAfter: 1732190400000,
+        status: 'failure',
+        filters: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
+        sort: 'startedAt:desc',
+      },
+    ],
+  })
+  .openapi('ExportLogTracesRequest')
+
+export type ExportLogTracesRequest = z.infer<typeof ExportLogTracesRequestSchema>
+
+export const LogExportCheckpointSchema = z
+  .strictObject({
+    nextCursor: z
+      .string()
+      .min(1)
+      .openapi({
+        description:
+          'Pass as `cursor` to resume after the items sent so far (same fields otherwise).',
+      }),
+    exported: z
+      .int()
+      .min(1)
+      .max(9007199254740991)
+      .openapi({ description: 'Items this response has sent so far.' }),
+  })
+  .openapi({
+    description:
+      'A checkpoint line of an export, after each page of items: every item before it has been sent, and `nextCursor` resumes the export after them.',
+    required: ['nextCursor', 'exported'],
+  })
+  .openapi('LogExportCheckpoint')
+
+export type LogExportCheckpoint = z.infer<typeof LogExportCheckpointSchema>
+
+export const LogExportEndSchema = z
+  .strictObject({
+    end: z.literal(true).openapi({ description: 'Always `true`.' }),
+    exported: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Items this response has sent.' }),
+  })
+  .openapi({
+    description:
+      'The last line of a complete export: every matching item has been sent. An export whose body does not end with this line was cut short (a network error or a server error after the first byte): resume it from its last checkpoint.',
+    required: ['end', 'exported'],
+  })
+  .openapi('LogExportEnd')
+
+export type LogExportEnd = z.infer<typeof LogExportEndSchema>
+
+export const LogTraceExportLineSchema = z
+  .union([LogTraceSchema, LogExportCheckpointSchema, LogExportEndSchema])
+  .openapi({
+    description:
+      'One line of a trace export (NDJSON): a trace exactly as `POST /logs/traces` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line.',
+  })
+  .openapi('LogTraceExportLine')
+
+export type LogTraceExportLine = z.infer<typeof LogTraceExportLineSchema>
+
 export const SearchLogSpansRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search.' }),
@@ -5286,6 +5414,116 @@ export const LogSpanListSchema = z
   .openapi('LogSpanList')
 
 export type LogSpanList = z.infer<typeof LogSpanListSchema>
+
+export const ExportLogSpansRequestSchema = z
+  .strictObject({
+    projectId: EntityIdSchema.openapi({ description: 'Project to search.' }),
+    promptId: EntityIdSchema.exactOptional().openapi({
+      description:
+        'Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned.',
+    }),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .exactOptional()
+      .openapi({
+        description:
+          "Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match).",
+      }),
+    provider: z
+      .string()
+      .min(1)
+      .max(200)
+      .exactOptional()
+      .openapi({
+        description:
+          "Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match).",
+      }),
+    startedAfter: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or after this Unix time in milliseconds (inclusive).',
+      }),
+    startedBefore: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or before this Unix time in milliseconds (inclusive).',
+      }),
+    status: LogStatusSchema.exactOptional(),
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .exactOptional()
+      .openapi({
+        description: 'Case-insensitive substring of the span name or of the name of its trace.',
+      }),
+    referenceId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact span `referenceId`.' }),
+    sessionId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact span `sessionId`.' }),
+    filters: z
+      .array(LogFilterSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
+      }),
+    sort: LogSortSchema.exactOptional(),
+    cursor: z
+      .string()
+      .min(1)
+      .max(2048)
+      .exactOptional()
+      .openapi({
+        description:
+          'Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/spans` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR).',
+      }),
+  })
+  .openapi({
+    description:
+      'Export of the spans of one project that match a search: the fields of `SearchLogSpansRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.',
+    required: ['projectId'],
+    examples: [
+      {
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+        provider: 'openai',
+        filters: [{ column: 'cost', operator: 'gt', value: 0.01 }],
+        sort: 'startedAt:asc',
+      },
+    ],
+  })
+  .openapi('ExportLogSpansRequest')
+
+export type ExportLogSpansRequest = z.infer<typeof ExportLogSpansRequestSchema>
+
+export const LogSpanExportLineSchema = z
+  .union([LogSpanSchema, LogExportCheckpointSchema, LogExportEndSchema])
+  .openapi({
+    description:
+      'One line of a span export (NDJSON): a span exactly as `POST /logs/spans` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line.',
+  })
+  .openapi('LogSpanExportLine')
+
+export type LogSpanExportLine = z.infer<typeof LogSpanExportLineSchema>
 
 export const OtlpExportTraceServiceRequestSchema = z
   .looseObject({
@@ -9222,6 +9460,56 @@ export const postLogsTracesRoute = createRoute({
   },
 })
 
+export const postLogsTracesExportRoute = createRoute({
+  method: 'post',
+  path: '/logs/traces/export',
+  tags: ['Logs'],
+  summary: 'Export traces (NDJSON stream)',
+  description:
+    "Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), without their span bodies (export those with `POST /logs/spans/export`), with constant\nmemory on the server whatever the size: the export reads the search's keyset pages of 200 traces one\nafter the other and writes each to the response as the client reads it. The body is the body of\n`POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same\norder (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace's JSON in the\nsearch's `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with\ntraces for spans.\n",
+  operationId: 'exportLogTraces',
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: ExportLogTracesRequestSchema,
+          example: {
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            startedAfter: 1732190400000,
+            status: 'failure',
+            sort: 'startedAt:asc',
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description:
+        'The traces as NDJSON, streamed: trace lines, a checkpoint line after each page but the last, and the `end` line. The schema describes one line.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/x-ndjson': {
+          schema: LogTraceExportLineSchema,
+          example: { end: true, exported: 0 },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
 export const postLogsSpansRoute = createRoute({
   method: 'post',
   path: '/logs/spans',
@@ -9301,6 +9589,56 @@ export const postLogsSpansRoute = createRoute({
               },
             ],
           },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postLogsSpansExportRoute = createRoute({
+  method: 'post',
+  path: '/logs/spans/export',
+  tags: ['Logs'],
+  summary: 'Export spans (NDJSON stream)',
+  description:
+    'Streams every span of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), with constant memory on the server whatever the size: the export reads the search\'s\nkeyset pages of 200 spans one after the other and writes each to the response as the client reads it.\nThe body is the body of `POST /logs/spans` without `limit` (same fields, same rules, same errors); the\nspans come in the same order (`sort`, default `startedAt:desc`), and each span line is byte for byte the\nspan\'s JSON in the search\'s `spans` array.\n\nLines, in order:\n- a span (`LogSpan`, the only lines with an `id`);\n- after each page of spans but the last, a checkpoint `{"nextCursor": "…", "exported": n}`: every span\n  before it has been sent, and its `nextCursor` resumes after them;\n- at the end, `{"end": true, "exported": n}`, `n` the spans this response sent.\n\n**Resuming.** An export cut short (network error, client stopped, server error) has no `end` line: send\nthe same body with `cursor` = the last checkpoint\'s `nextCursor` and drop the spans received after that\ncheckpoint (they come again); the spans received before it plus the resumed export are the whole\nexport, without duplicates. Checkpoint cursors are the search\'s cursors: a search page\'s `nextCursor`\nalso starts an export after that page, and a checkpoint\'s pages a search. Like search pages, an export\nis stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not\na snapshot: a span written after the export began is included when its position is still ahead.\n\n**Errors.** Every error that can be known before the first byte is a normal JSON error with its status:\na bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in\nthe workspace `404`, `429` (the same read rate limit class and roles as search). A failure after the\nfirst byte cannot change the status: the server ends the stream without the `end` line, which is how a\nclient tells a truncated export from a complete one.\n',
+  operationId: 'exportLogSpans',
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: ExportLogSpansRequestSchema,
+          example: {
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            startedAfter: 1732190400000,
+            filters: [{ column: 'contentType', operator: 'equals', value: 'Model' }],
+            sort: 'startedAt:asc',
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description:
+        'The spans as NDJSON, streamed: span lines, a checkpoint line after each page but the last, and the `end` line. The schema describes one line.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/x-ndjson': {
+          schema: LogSpanExportLineSchema,
+          example: { end: true, exported: 0 },
         },
       },
     },

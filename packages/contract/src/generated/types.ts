@@ -925,6 +925,33 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/logs/traces/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export traces (NDJSON stream)
+         * @description Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON
+         *     object per line), without their span bodies (export those with `POST /logs/spans/export`), with constant
+         *     memory on the server whatever the size: the export reads the search's keyset pages of 200 traces one
+         *     after the other and writes each to the response as the client reads it. The body is the body of
+         *     `POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same
+         *     order (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace's JSON in the
+         *     search's `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with
+         *     traces for spans.
+         */
+        post: operations["exportLogTraces"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/logs/spans": {
         parameters: {
             query?: never;
@@ -952,6 +979,51 @@ export type paths = {
          *     gets `403`. Search changes nothing; it uses POST only because the conditions do not fit a query string.
          */
         post: operations["searchLogSpans"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/logs/spans/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Export spans (NDJSON stream)
+         * @description Streams every span of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON
+         *     object per line), with constant memory on the server whatever the size: the export reads the search's
+         *     keyset pages of 200 spans one after the other and writes each to the response as the client reads it.
+         *     The body is the body of `POST /logs/spans` without `limit` (same fields, same rules, same errors); the
+         *     spans come in the same order (`sort`, default `startedAt:desc`), and each span line is byte for byte the
+         *     span's JSON in the search's `spans` array.
+         *
+         *     Lines, in order:
+         *     - a span (`LogSpan`, the only lines with an `id`);
+         *     - after each page of spans but the last, a checkpoint `{"nextCursor": "…", "exported": n}`: every span
+         *       before it has been sent, and its `nextCursor` resumes after them;
+         *     - at the end, `{"end": true, "exported": n}`, `n` the spans this response sent.
+         *
+         *     **Resuming.** An export cut short (network error, client stopped, server error) has no `end` line: send
+         *     the same body with `cursor` = the last checkpoint's `nextCursor` and drop the spans received after that
+         *     checkpoint (they come again); the spans received before it plus the resumed export are the whole
+         *     export, without duplicates. Checkpoint cursors are the search's cursors: a search page's `nextCursor`
+         *     also starts an export after that page, and a checkpoint's pages a search. Like search pages, an export
+         *     is stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not
+         *     a snapshot: a span written after the export began is included when its position is still ahead.
+         *
+         *     **Errors.** Every error that can be known before the first byte is a normal JSON error with its status:
+         *     a bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in
+         *     the workspace `404`, `429` (the same read rate limit class and roles as search). A failure after the
+         *     first byte cannot change the status: the server ends the stream without the `end` line, which is how a
+         *     client tells a truncated export from a complete one.
+         */
+        post: operations["exportLogSpans"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4938,6 +5010,68 @@ export type components = {
             traces: components["schemas"]["LogTrace"][];
         };
         /**
+         * @description Export of the traces of one project that match a search: the fields of `SearchLogTracesRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.
+         * @example {
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "startedAfter": 1732190400000,
+         *       "status": "failure",
+         *       "filters": [
+         *         {
+         *           "column": "attributes",
+         *           "key": "user.plan",
+         *           "operator": "equals",
+         *           "value": "pro"
+         *         }
+         *       ],
+         *       "sort": "startedAt:desc"
+         *     }
+         */
+        ExportLogTracesRequest: {
+            /** @description Project to search (required). */
+            projectId: components["schemas"]["EntityId"];
+            /**
+             * Format: int64
+             * @description Only rows that started at or after this Unix time in milliseconds (inclusive).
+             */
+            startedAfter?: number;
+            /**
+             * Format: int64
+             * @description Only rows that started at or before this Unix time in milliseconds (inclusive).
+             */
+            startedBefore?: number;
+            status?: components["schemas"]["LogStatus"];
+            /** @description Case-insensitive substring of the trace name. */
+            name?: string;
+            /** @description Exact trace `referenceId`. */
+            referenceId?: string;
+            /** @description Exact trace `sessionId`. */
+            sessionId?: string;
+            /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
+            filters?: components["schemas"]["LogFilter"][];
+            sort?: components["schemas"]["LogSort"];
+            /** @description Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/traces` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
+            cursor?: string;
+        };
+        /** @description A checkpoint line of an export, after each page of items: every item before it has been sent, and `nextCursor` resumes the export after them. */
+        LogExportCheckpoint: {
+            /** @description Pass as `cursor` to resume after the items sent so far (same fields otherwise). */
+            nextCursor: string;
+            /** @description Items this response has sent so far. */
+            exported: number;
+        };
+        /** @description The last line of a complete export: every matching item has been sent. An export whose body does not end with this line was cut short (a network error or a server error after the first byte): resume it from its last checkpoint. */
+        LogExportEnd: {
+            /**
+             * @description Always `true`.
+             * @constant
+             */
+            end: true;
+            /** @description Items this response has sent. */
+            exported: number;
+        };
+        /** @description One line of a trace export (NDJSON): a trace exactly as `POST /logs/traces` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line. */
+        LogTraceExportLine: components["schemas"]["LogTrace"] | components["schemas"]["LogExportCheckpoint"] | components["schemas"]["LogExportEnd"];
+        /**
          * @description Search for spans of one project, across all content types (built-in and custom) unless a `contentType` filter narrows it. Every field except `projectId` is optional; all given conditions are ANDed.
          * @example {
          *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
@@ -5073,6 +5207,56 @@ export type components = {
             pagination: components["schemas"]["Pagination"];
             spans: components["schemas"]["LogSpan"][];
         };
+        /**
+         * @description Export of the spans of one project that match a search: the fields of `SearchLogSpansRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.
+         * @example {
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+         *       "provider": "openai",
+         *       "filters": [
+         *         {
+         *           "column": "cost",
+         *           "operator": "gt",
+         *           "value": 0.01
+         *         }
+         *       ],
+         *       "sort": "startedAt:asc"
+         *     }
+         */
+        ExportLogSpansRequest: {
+            /** @description Project to search. */
+            projectId: components["schemas"]["EntityId"];
+            /** @description Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned. */
+            promptId?: components["schemas"]["EntityId"];
+            /** @description Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match). */
+            model?: string;
+            /** @description Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match). */
+            provider?: string;
+            /**
+             * Format: int64
+             * @description Only rows that started at or after this Unix time in milliseconds (inclusive).
+             */
+            startedAfter?: number;
+            /**
+             * Format: int64
+             * @description Only rows that started at or before this Unix time in milliseconds (inclusive).
+             */
+            startedBefore?: number;
+            status?: components["schemas"]["LogStatus"];
+            /** @description Case-insensitive substring of the span name or of the name of its trace. */
+            name?: string;
+            /** @description Exact span `referenceId`. */
+            referenceId?: string;
+            /** @description Exact span `sessionId`. */
+            sessionId?: string;
+            /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
+            filters?: components["schemas"]["LogFilter"][];
+            sort?: components["schemas"]["LogSort"];
+            /** @description Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/spans` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
+            cursor?: string;
+        };
+        /** @description One line of a span export (NDJSON): a span exactly as `POST /logs/spans` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line. */
+        LogSpanExportLine: components["schemas"]["LogSpan"] | components["schemas"]["LogExportCheckpoint"] | components["schemas"]["LogExportEnd"];
         /**
          * @description OTLP/JSON `ExportTraceServiceRequest` (opentelemetry-proto v1.11.0, `collector/trace/v1`), read by OTLP's rules rather than the proto3 JSON mapping: trace and span ids are hex text (32 and 16 characters), 64-bit integers are decimal strings or numbers, enums (`kind`, `status.code`) are numbers, field names are lowerCamelCase, and unknown fields are ignored (so this object is open). The nested objects (`ResourceSpans`, `ScopeSpans`, `Span`, `KeyValue`, `AnyValue`) are those of the protos; a field of the wrong type anywhere is `400 VALIDATION_ERROR` naming its path.
          * @example {
@@ -9353,6 +9537,54 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    exportLogTraces: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                 *       "startedAfter": 1732190400000,
+                 *       "status": "failure",
+                 *       "sort": "startedAt:asc"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExportLogTracesRequest"];
+            };
+        };
+        responses: {
+            /** @description The traces as NDJSON, streamed: trace lines, a checkpoint line after each page but the last, and the `end` line. The schema describes one line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "end": true,
+                     *       "exported": 0
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["LogTraceExportLine"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     searchLogSpans: {
         parameters: {
             query?: never;
@@ -9443,6 +9675,60 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LogSpanList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    exportLogSpans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                 *       "startedAfter": 1732190400000,
+                 *       "filters": [
+                 *         {
+                 *           "column": "contentType",
+                 *           "operator": "equals",
+                 *           "value": "Model"
+                 *         }
+                 *       ],
+                 *       "sort": "startedAt:asc"
+                 *     }
+                 */
+                "application/json": components["schemas"]["ExportLogSpansRequest"];
+            };
+        };
+        responses: {
+            /** @description The spans as NDJSON, streamed: span lines, a checkpoint line after each page but the last, and the `end` line. The schema describes one line. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "end": true,
+                     *       "exported": 0
+                     *     }
+                     */
+                    "application/x-ndjson": components["schemas"]["LogSpanExportLine"];
                 };
             };
             400: components["responses"]["BadRequest"];

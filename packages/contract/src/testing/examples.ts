@@ -60,7 +60,9 @@ export function allExamples(): Example[] {
       });
     }
     for (const [status, response] of responsesOf(operation)) {
-      const media = (response.content as Record<string, Json> | undefined)?.["application/json"];
+      const content = response.content as Record<string, Json> | undefined;
+      // An NDJSON response's schema and example are one line's (POST /logs/spans/export).
+      const media = content?.["application/json"] ?? content?.["application/x-ndjson"];
       for (const value of mediaExamples(media)) {
         found.push({
           where: `${id} response ${status}`,

@@ -1,5 +1,7 @@
 import createLogSpan from "./create-log-span.ts";
 import createLogTrace from "./create-log-trace.ts";
+import exportLogSpans from "./export-log-spans.ts";
+import exportLogTraces from "./export-log-traces.ts";
 import exportOtelTraces from "./export-otel-traces.ts";
 import searchLogSpans from "./search-log-spans.ts";
 import searchLogTraces from "./search-log-traces.ts";
@@ -11,6 +13,8 @@ export const logRoutes = [
   updateLogTrace,
   createLogSpan,
   searchLogTraces,
+  exportLogTraces,
   searchLogSpans,
+  exportLogSpans,
   exportOtelTraces,
 ];

@@ -1,7 +1,7 @@
 import { sql } from "kysely";
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf } from "../operation-input.ts";
-import { paginate } from "../pagination.ts";
+import { type Page, paginate } from "../pagination.ts";
 import { requireProject } from "../projects/project.ts";
 import { requirePromptsOfProject } from "../prompts/prompt.ts";
 import {
@@ -13,7 +13,7 @@ import {
   scopeConditions,
   searchScope,
 } from "./log-filters.ts";
-import { toLogSpan } from "./search-items.ts";
+import { type LogSpan, toLogSpan } from "./search-items.ts";
 
 /**
  * One page of the project's spans, of every content type, matching every condition, keyset-paginated on
@@ -21,6 +21,23 @@ import { toLogSpan } from "./search-items.ts";
  * candidate span); `model` and `provider` only match Model and ModelStream spans, the only ones that have them.
  */
 export async function searchLogSpans(ctx: ServiceContext, body: BodyOf<"searchLogSpans">) {
+  const { limit, cursor, ...search } = body;
+  const pages = await logSpanPages(ctx, search);
+  return pages({ limit, cursor });
+}
+
+/** A search of spans without its page: what export (export-log-spans.ts) and search both read. */
+export type LogSpanSearch = Omit<BodyOf<"searchLogSpans">, "limit" | "cursor">;
+
+/**
+ * The search's query, built once (checks of the project and prompt included), as a function of the page:
+ * the one owner of the span search's filter rules, for a search page and for every page of an export. Its
+ * cursors are the search's (bound to `searchLogSpans` and the same fields).
+ */
+export async function logSpanPages(
+  ctx: ServiceContext,
+  body: LogSpanSearch,
+): Promise<(page: { limit?: number; cursor?: string }) => Promise<Page<LogSpan>>> {
   const {
     projectId,
     promptId,
@@ -33,54 +50,56 @@ export async function searchLogSpans(ctx: ServiceContext, body: BodyOf<"searchLo
     referenceId,
     sessionId,
     filters = [],
-    ...page
+    ...order
   } = body;
   const project = await requireProject(ctx, projectId);
   if (promptId !== undefined) await requirePromptsOfProject(ctx, project.id, [promptId]);
-  const scope = searchScope("span", project.id, { startedAfter, startedBefore, ...page });
-  const driver = drivingOwners(ctx.db, scope, filters);
-  let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");
-  if (driver) {
-    // Through $if, which keeps the builder's type: a join would widen it to the owners' columns.
-    select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logSpans.id"));
-  }
-  for (const condition of scopeConditions(scope)) select = select.where(condition);
-  if (promptId !== undefined) select = select.where("logSpans.promptId", "=", promptId);
-  if (status !== undefined) select = select.where("logSpans.status", "=", status);
-  if (referenceId !== undefined) select = select.where("logSpans.referenceId", "=", referenceId);
-  if (sessionId !== undefined) select = select.where("logSpans.sessionId", "=", sessionId);
-  if (model !== undefined) select = select.where(containsText(sql.ref("logSpans.model"), model));
-  if (provider !== undefined) select = select.where(containsText(sql.ref("logSpans.provider"), provider));
-  if (name !== undefined) {
-    const traceName = sql.ref("logTraces.name");
-    select = select.where(
-      sql<boolean>`(${containsText(sql.ref("logSpans.name"), name)} or exists (select 1 from ${sql.table(
-        "logTraces",
-      )} where ${sql.ref("logTraces.id")} = ${sql.ref("logSpans.traceId")} and ${containsText(traceName, name)}))`,
-    );
-  }
-  for (const [index, filter] of filters.entries()) {
-    if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
-  }
-  return paginate(ctx, {
-    operation: "searchLogSpans",
-    filters: {
-      projectId: project.id,
-      promptId,
-      model,
-      provider,
-      startedAfter,
-      startedBefore,
-      status,
-      name,
-      referenceId,
-      sessionId,
-      filters: canonicalFilters(body.filters),
-    },
-    page: { ...page, sort: page.sort ?? "startedAt:desc" },
-    table: driver ? OWNERS : "logSpans",
-    keyset: "startedAt",
-    select,
-    toItem: toLogSpan,
-  });
+  return (page) => {
+    const scope = searchScope("span", project.id, { startedAfter, startedBefore, ...order, ...page });
+    const driver = drivingOwners(ctx.db, scope, filters);
+    let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");
+    if (driver) {
+      // Through $if, which keeps the builder's type: a join would widen it to the owners' columns.
+      select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logSpans.id"));
+    }
+    for (const condition of scopeConditions(scope)) select = select.where(condition);
+    if (promptId !== undefined) select = select.where("logSpans.promptId", "=", promptId);
+    if (status !== undefined) select = select.where("logSpans.status", "=", status);
+    if (referenceId !== undefined) select = select.where("logSpans.referenceId", "=", referenceId);
+    if (sessionId !== undefined) select = select.where("logSpans.sessionId", "=", sessionId);
+    if (model !== undefined) select = select.where(containsText(sql.ref("logSpans.model"), model));
+    if (provider !== undefined) select = select.where(containsText(sql.ref("logSpans.provider"), provider));
+    if (name !== undefined) {
+      const traceName = sql.ref("logTraces.name");
+      select = select.where(
+        sql<boolean>`(${containsText(sql.ref("logSpans.name"), name)} or exists (select 1 from ${sql.table(
+          "logTraces",
+        )} where ${sql.ref("logTraces.id")} = ${sql.ref("logSpans.traceId")} and ${containsText(traceName, name)}))`,
+      );
+    }
+    for (const [index, filter] of filters.entries()) {
+      if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
+    }
+    return paginate(ctx, {
+      operation: "searchLogSpans",
+      filters: {
+        projectId: project.id,
+        promptId,
+        model,
+        provider,
+        startedAfter,
+        startedBefore,
+        status,
+        name,
+        referenceId,
+        sessionId,
+        filters: canonicalFilters(body.filters),
+      },
+      page: { ...order, ...page, sort: order.sort ?? "startedAt:desc" },
+      table: driver ? OWNERS : "logSpans",
+      keyset: "startedAt",
+      select,
+      toItem: toLogSpan,
+    });
+  };
 }

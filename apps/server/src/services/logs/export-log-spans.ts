@@ -1,0 +1,61 @@
+import type { ServiceContext } from "../context.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
+import type { Page } from "../pagination.ts";
+import type { LogSpan } from "./search-items.ts";
+import { logSpanPages } from "./search-log-spans.ts";
+
+/**
+ * Spans an export reads per query: the search's largest page, so that an export holds in memory at most what
+ * one search page does, whatever the number of spans it sends.
+ */
+export const EXPORT_PAGE_SIZE = 200;
+
+/**
+ * Every span matching the search, page after page (the search's own query and cursors, logSpanPages), from
+ * `cursor` on. Lazy: the first `next()` checks the project, prompt and cursor and reads the first page, so
+ * a caller that awaits it before answering turns those errors into ordinary error responses; each later page
+ * is read only when the caller asks for it, which is how a slow reader keeps the server's memory flat.
+ */
+export async function* exportLogSpans(
+  ctx: ServiceContext,
+  body: BodyOf<"exportLogSpans">,
+): AsyncGenerator<Page<LogSpan>, void, undefined> {
+  const {
+    projectId,
+    promptId,
+    model,
+    provider,
+    startedAfter,
+    startedBefore,
+    status,
+    name,
+    referenceId,
+    sessionId,
+    filters,
+    sort,
+    cursor,
+    ...unread
+  } = body;
+  unread satisfies Unread;
+  const pages = await logSpanPages(ctx, {
+    projectId,
+    promptId,
+    model,
+    provider,
+    startedAfter,
+    startedBefore,
+    status,
+    name,
+    referenceId,
+    sessionId,
+    filters,
+    sort,
+  });
+  let position = cursor;
+  for (;;) {
+    const page = await pages({ limit: EXPORT_PAGE_SIZE, cursor: position });
+    yield page;
+    if (page.pagination.nextCursor === null) return;
+    position = page.pagination.nextCursor;
+  }
+}
