@@ -115,6 +115,21 @@ export function checkContent(
     }
   }
   if (!valid) return undefined;
+  return summarize(content, parsedFields.get("output"), sentBytes);
+}
+
+/**
+ * `checkContent` for a content object the server built itself (the OTLP mapping), whose JSON-text fields are
+ * JSON.stringify's output and so known to parse: the same result without parsing them again. `output` is what
+ * its `output` field parses to, as far as the summary reads it (a Model's `tokenUsage`).
+ */
+export function checkBuiltContent(content: Content, output: unknown): CheckedContent {
+  return summarize(content, output, undefined);
+}
+
+/** The stored form and the search columns of a content whose JSON-text fields parsed (`output`: its output's value). */
+function summarize(content: Content, output: unknown, sentBytes: number | undefined): CheckedContent {
+  const record = content as Record<string, unknown>;
 
   const json = JSON.stringify(content);
   const checked: CheckedContent = {
@@ -136,7 +151,6 @@ export function checkContent(
   if (content.type === "Model") {
     checked.cost = typeof record.cost === "number" ? record.cost : null;
     // Only the platform form feeds the counts: `output` is {messages, tokenUsage: {promptTokens, …}}.
-    const output = parsedFields.get("output");
     const usage =
       output !== null && typeof output === "object" ? (output as { tokenUsage?: unknown }).tokenUsage : undefined;
     if (usage !== null && typeof usage === "object") {

@@ -7,7 +7,7 @@ import type { schemas } from "@pharos/contract";
 import type { OtlpMap, OtlpSpan, OtlpValue } from "@pharos/otlp";
 import type { ErrorDetail } from "../../errors.ts";
 import type { SpanInput } from "../logs/log-rows.ts";
-import { type CheckedContent, checkContent } from "../logs/span-content.ts";
+import { type CheckedContent, checkBuiltContent, checkContent } from "../logs/span-content.ts";
 import { priceOf } from "../models/price-table.ts";
 import { AttributeReader, classify, modelFields, plain, stepFields, withoutNul } from "./conventions.ts";
 
@@ -51,12 +51,19 @@ class AttributeSink {
       this.count < MAX_ATTRIBUTES &&
       !Object.hasOwn(this.attributes, key);
     if (fits) {
-      Object.defineProperty(this.attributes, clean(key), {
-        value: stored,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
+      const name = clean(key);
+      // defineProperty, so that a key named __proto__ is a key like any other (assignment is the same, and faster,
+      // for every other key).
+      if (name === "__proto__") {
+        Object.defineProperty(this.attributes, name, {
+          value: stored,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        this.attributes[name] = stored;
+      }
       this.count += 1;
     } else {
       Object.defineProperty(this.overflow, key, {
@@ -103,6 +110,9 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
   const reader = new AttributeReader(span.attributes);
   const { type } = classify(reader);
   let content: Record<string, unknown>;
+  // What the content's output parses to, as far as the check reads it (a Model's tokenUsage, through JSON as the
+  // parse would give it): the output just built is not parsed again.
+  let parsedOutput: unknown;
   if (type === "Model") {
     const fields = modelFields(reader);
     const usage = fields.output.tokenUsage;
@@ -121,6 +131,7 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
       output: JSON.stringify(fields.output),
       ...(cost !== undefined && { cost }),
     };
+    parsedOutput = usage === undefined ? {} : { tokenUsage: JSON.parse(JSON.stringify(usage)) as unknown };
   } else {
     content = { type, ...stepFields(reader) };
   }
@@ -170,7 +181,8 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
     content.input = JSON.stringify(merged);
   }
 
-  let checked = check(content);
+  // Built here, its input and output JSON.stringify's: valid JSON text, so checkContent's parse is skipped.
+  let checked = checkBuiltContent(content as schemas.LogSpanContent, parsedOutput);
   if (checked.tooLarge) {
     content = truncated(content);
     checked = check(content);
