@@ -1,14 +1,9 @@
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import type { Page } from "../pagination.ts";
+import { exportPages } from "./export-pages.ts";
 import type { LogSpan } from "./search-items.ts";
 import { logSpanPages } from "./search-log-spans.ts";
-
-/**
- * Spans an export reads per query: the search's largest page, so that an export holds in memory at most what
- * one search page does, whatever the number of spans it sends.
- */
-export const EXPORT_PAGE_SIZE = 200;
 
 /**
  * Every span matching the search, page after page (the search's own query and cursors, logSpanPages), from
@@ -51,11 +46,5 @@ export async function* exportLogSpans(
     filters,
     sort,
   });
-  let position = cursor;
-  for (;;) {
-    const page = await pages({ limit: EXPORT_PAGE_SIZE, cursor: position });
-    yield page;
-    if (page.pagination.nextCursor === null) return;
-    position = page.pagination.nextCursor;
-  }
+  yield* exportPages(pages, cursor);
 }

@@ -1,7 +1,7 @@
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import type { Page } from "../pagination.ts";
-import { EXPORT_PAGE_SIZE } from "./export-log-spans.ts";
+import { exportPages } from "./export-pages.ts";
 import type { LogTrace } from "./search-items.ts";
 import { logTracePages } from "./search-log-traces.ts";
 
@@ -40,11 +40,5 @@ export async function* exportLogTraces(
     filters,
     sort,
   });
-  let position = cursor;
-  for (;;) {
-    const page = await pages({ limit: EXPORT_PAGE_SIZE, cursor: position });
-    yield page;
-    if (page.pagination.nextCursor === null) return;
-    position = page.pagination.nextCursor;
-  }
+  yield* exportPages(pages, cursor);
 }
