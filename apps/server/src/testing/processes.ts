@@ -270,3 +270,20 @@ export async function freshPostgresSchema(url: string) {
   withSchema.searchParams.set("options", `-c search_path=${schema}`);
   return { url: withSchema.toString(), dispose: () => run(`drop schema ${schema} cascade`) };
 }
+
+/**
+ * A client of one server process's API with one key: resolves with the JSON body of a 2xx or 3xx answer and
+ * throws with the status and body of any other, so a process test reads as the steps it takes.
+ */
+export function processApi(url: string, key: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${url}/v2${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const payload = (await response.json()) as any;
+    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
+    return payload;
+  };
+}

@@ -11,6 +11,7 @@ import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.t
 import { postgresUrl } from "../testing/harness.ts";
 import {
   freshPostgresSchema,
+  processApi,
   type ServerProcess,
   startServer,
   startWorkerProcess,
@@ -35,22 +36,8 @@ function track(process: ServerProcess): ServerProcess {
   return process;
 }
 
-/** A client of one server URL with one key. */
-function api(url: string, key: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}/v2${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const payload = (await response.json()) as any;
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
-    return payload;
-  };
-}
-
 /** A provider record on the fake, a prompt, a dataset of `rows` rows and a cost evaluator; returns the run path. */
-async function queueRun(call: ReturnType<typeof api>, rows: number): Promise<string> {
+async function queueRun(call: ReturnType<typeof processApi>, rows: number): Promise<string> {
   const { projects } = await call("GET", "/projects");
   const projectId = projects[0].id as string;
   const provider = await call("POST", "/providers", {
@@ -87,7 +74,7 @@ async function queueRun(call: ReturnType<typeof api>, rows: number): Promise<str
 }
 
 async function waitForRun(
-  call: ReturnType<typeof api>,
+  call: ReturnType<typeof processApi>,
   runPath: string,
   until: (run: any) => boolean,
   timeoutMs = 60_000,
@@ -102,7 +89,7 @@ async function waitForRun(
 }
 
 /** Every result of the run, walking the pages. */
-async function allResults(call: ReturnType<typeof api>, runPath: string) {
+async function allResults(call: ReturnType<typeof processApi>, runPath: string) {
   const results: any[] = [];
   let cursor: string | null = null;
   do {
@@ -132,13 +119,13 @@ describe.each(targets)("evaluation runs across processes [%s]", (_, open) => {
         PHAROS_EVALUATION_LEASE_MS: "1500",
       };
       const first = track(startServer(env));
-      const firstCall = api(await first.ready(), key);
+      const firstCall = processApi(await first.ready(), key);
       const runPath = await queueRun(firstCall, 40);
       await waitForRun(firstCall, runPath, (run) => run.progress.completedRows >= 8);
       await first.stop("SIGKILL");
 
       const second = track(startServer(env));
-      const call = api(await second.ready(), key);
+      const call = processApi(await second.ready(), key);
       const run = await waitForRun(call, runPath, (candidate) => candidate.status !== "running");
       expect(run).toMatchObject({
         status: "completed",
@@ -164,7 +151,7 @@ describe.runIf(postgresUrl)("standalone workers on PostgreSQL", () => {
       const key = issueKey(createIdGenerator(Date.now)("apiKey")).key;
       const env = { DATABASE_URL: database.url, PHAROS_BOOTSTRAP_API_KEY: key, PHAROS_WORKER: "off" };
       const server = track(startServer(env));
-      const call = api(await server.ready(), key);
+      const call = processApi(await server.ready(), key);
       const runPath = await queueRun(call, 1000);
       const workers = [
         track(startWorkerProcess({ DATABASE_URL: database.url }, ["--concurrency", "10"])),

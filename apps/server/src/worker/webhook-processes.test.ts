@@ -7,7 +7,13 @@ import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { issueKey } from "../auth/api-keys.ts";
 import { createIdGenerator } from "../ids.ts";
 import { postgresUrl } from "../testing/harness.ts";
-import { freshPostgresSchema, type ServerProcess, startServer, tempDatabaseDir } from "../testing/processes.ts";
+import {
+  freshPostgresSchema,
+  processApi,
+  type ServerProcess,
+  startServer,
+  tempDatabaseDir,
+} from "../testing/processes.ts";
 import { type Receiver, signedWith, startReceiver } from "../testing/webhook-fixtures.ts";
 
 const files = tempDatabaseDir();
@@ -25,19 +31,6 @@ function track(process: ServerProcess): ServerProcess {
   running.add(process);
   process.exited.then(() => running.delete(process));
   return process;
-}
-
-function api(url: string, key: string) {
-  return async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${url}/v2${path}`, {
-      method,
-      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const payload = (await response.json()) as any;
-    if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
-    return payload;
-  };
 }
 
 async function until<T>(read: () => Promise<T> | T, done: (value: T) => boolean, timeoutMs = 30_000): Promise<T> {
@@ -68,7 +61,7 @@ describe.each(targets)("webhooks across processes [%s]", (_, open) => {
         PHAROS_WEBHOOK_TIMEOUT_MS: "2000",
       };
       const first = track(startServer(env));
-      const call = api(await first.ready(), key);
+      const call = processApi(await first.ready(), key);
       const { projects } = await call("GET", "/projects");
       const projectId = projects[0].id as string;
       const webhook = await call("POST", `/projects/${projectId}/webhooks`, { name: "Cache", url: receiver.url });
@@ -99,7 +92,7 @@ describe.each(targets)("webhooks across processes [%s]", (_, open) => {
       await receiver.up();
 
       const second = track(startServer(env));
-      const again = api(await second.ready(), key);
+      const again = processApi(await second.ready(), key);
       await until(
         () => receiver?.received.length ?? 0,
         (count) => count === 2,
