@@ -51,6 +51,7 @@ const ACCESS = {
   getEvaluation: "read",
   cancelEvaluation: "write",
   listEvaluationResults: "read",
+  compareEvaluations: "read",
   listDatasets: "read",
   createDataset: "write",
   getDataset: "read",

@@ -3080,6 +3080,232 @@ export const EvaluationResultListSchema = z
 
 export type EvaluationResultList = z.infer<typeof EvaluationResultListSchema>
 
+export const EvaluationRowChangeSchema = z
+  .enum(['regressed', 'improved', 'changed', 'unchanged', 'added', 'removed'])
+  .openapi({
+    description:
+      "How a row's result changed from the baseline run to the candidate run, the first that applies:\n\n| Change | When |\n|---|---|\n| `added` | only the candidate has a result for the row |\n| `removed` | only the baseline has a result for the row |\n| `regressed` | the baseline passed, the candidate did not (`fail`, or `unknown`: the row failed) |\n| `improved` | the baseline did not pass, the candidate passed |\n| `changed` | another difference of grade, or a different score or output |\n| `unchanged` | same grade, score and output |\n",
+    examples: ['regressed'],
+  })
+  .openapi('EvaluationRowChange')
+
+export type EvaluationRowChange = z.infer<typeof EvaluationRowChangeSchema>
+
+export const EvaluationRunTotalsSchema = z
+  .strictObject({
+    results: z
+      .int()
+      .min(0)
+      .max(10000000)
+      .openapi({ description: 'Results of the run (pass, fail and unknown).' }),
+    passRuns: z.int().min(0).max(10000000),
+    failRuns: z.int().min(0).max(10000000),
+    unknownRuns: z.int().min(0).max(10000000),
+    passRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .openapi({ description: 'passRuns ÷ results, `null` when the run has no results.' }),
+    totalCost: z.number().min(0).openapi({ description: 'USD.' }),
+    totalLatency: z.number().min(0).openapi({ description: 'Milliseconds.' }),
+    totalTokenCount: z.int().min(0).max(9007199254740991),
+  })
+  .openapi({
+    description:
+      "One run's totals in a comparison: its counts per grade and sums over its prompt calls (the run's `metrics`), and `passRate`, the share of its results that passed (`null` without results).",
+    required: [
+      'results',
+      'passRuns',
+      'failRuns',
+      'unknownRuns',
+      'passRate',
+      'totalCost',
+      'totalLatency',
+      'totalTokenCount',
+    ],
+    examples: [
+      {
+        results: 2,
+        passRuns: 1,
+        failRuns: 1,
+        unknownRuns: 0,
+        passRate: 0.5,
+        totalCost: 0.0006,
+        totalLatency: 1400,
+        totalTokenCount: 400,
+      },
+    ],
+  })
+  .openapi('EvaluationRunTotals')
+
+export type EvaluationRunTotals = z.infer<typeof EvaluationRunTotalsSchema>
+
+export const EvaluationTotalsDeltaSchema = z
+  .strictObject({
+    passRate: z.number().min(-1).max(1).nullable(),
+    totalCost: z.number(),
+    totalLatency: z.number(),
+    totalTokenCount: z.int().min(-9007199254740991).max(9007199254740991),
+  })
+  .openapi({
+    description:
+      "The candidate's totals minus the baseline's; `passRate` is `null` when either run has no results.",
+    required: ['passRate', 'totalCost', 'totalLatency', 'totalTokenCount'],
+    examples: [{ passRate: -0.5, totalCost: -0.0002, totalLatency: -200, totalTokenCount: -60 }],
+  })
+  .openapi('EvaluationTotalsDelta')
+
+export type EvaluationTotalsDelta = z.infer<typeof EvaluationTotalsDeltaSchema>
+
+export const EvaluationChangeCountsSchema = z
+  .strictObject({
+    regressed: z.int().min(0).max(10000000),
+    improved: z.int().min(0).max(10000000),
+    changed: z.int().min(0).max(10000000),
+    unchanged: z.int().min(0).max(10000000),
+    added: z.int().min(0).max(10000000),
+    removed: z.int().min(0).max(10000000),
+  })
+  .openapi({
+    description:
+      'How many rows of the comparison had each change (see `EvaluationRowChange`), whatever the filter.',
+    required: ['regressed', 'improved', 'changed', 'unchanged', 'added', 'removed'],
+    examples: [{ regressed: 1, improved: 0, changed: 0, unchanged: 1, added: 0, removed: 0 }],
+  })
+  .openapi('EvaluationChangeCounts')
+
+export type EvaluationChangeCounts = z.infer<typeof EvaluationChangeCountsSchema>
+
+export const EvaluationComparisonTotalsSchema = z
+  .strictObject({
+    baseline: EvaluationRunTotalsSchema,
+    candidate: EvaluationRunTotalsSchema,
+    delta: EvaluationTotalsDeltaSchema,
+    changes: EvaluationChangeCountsSchema,
+  })
+  .openapi({
+    description:
+      "Both runs' totals, their deltas and the counts of each change, over the whole comparison.",
+    required: ['baseline', 'candidate', 'delta', 'changes'],
+    examples: [
+      {
+        baseline: {
+          results: 1,
+          passRuns: 1,
+          failRuns: 0,
+          unknownRuns: 0,
+          passRate: 1,
+          totalCost: 0.0004,
+          totalLatency: 800,
+          totalTokenCount: 230,
+        },
+        candidate: {
+          results: 1,
+          passRuns: 0,
+          failRuns: 1,
+          unknownRuns: 0,
+          passRate: 0,
+          totalCost: 0.0003,
+          totalLatency: 700,
+          totalTokenCount: 200,
+        },
+        delta: { passRate: -1, totalCost: -0.0001, totalLatency: -100, totalTokenCount: -30 },
+        changes: { regressed: 1, improved: 0, changed: 0, unchanged: 0, added: 0, removed: 0 },
+      },
+    ],
+  })
+  .openapi('EvaluationComparisonTotals')
+
+export type EvaluationComparisonTotals = z.infer<typeof EvaluationComparisonTotalsSchema>
+
+export const EvaluationRowComparisonSchema = z
+  .strictObject({
+    rowId: EntityIdSchema,
+    change: EvaluationRowChangeSchema,
+    baseline: z.union([EvaluationResultSchema, z.null().nullable()]),
+    candidate: z.union([EvaluationResultSchema, z.null().nullable()]),
+  })
+  .openapi({
+    description:
+      "One dataset row's results in both runs, side by side; a side is `null` when that run has no result for the row.",
+    required: ['rowId', 'change', 'baseline', 'candidate'],
+    examples: [
+      {
+        rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+        change: 'added',
+        baseline: null,
+        candidate: {
+          id: 'evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P',
+          rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+          grade: 'pass',
+          score: 1,
+          reason: 'Matches.',
+          output: 'Use the "Forgot password" link on the sign-in page.',
+          error: null,
+          cost: 0.0003,
+          latency: 700,
+          tokenCount: 200,
+          createdAt: 1732190402100,
+        },
+      },
+    ],
+  })
+  .openapi('EvaluationRowComparison')
+
+export type EvaluationRowComparison = z.infer<typeof EvaluationRowComparisonSchema>
+
+export const EvaluationComparisonSchema = z
+  .strictObject({
+    baselineId: EntityIdSchema,
+    candidateId: EntityIdSchema,
+    datasetId: EntityIdSchema,
+    totals: EvaluationComparisonTotalsSchema,
+    rows: z.array(EvaluationRowComparisonSchema).max(200),
+    pagination: PaginationSchema,
+  })
+  .openapi({
+    description:
+      'A candidate run compared with a baseline run of the same dataset: totals over the whole comparison and one page of rows, ordered by row id.',
+    required: ['baselineId', 'candidateId', 'datasetId', 'totals', 'rows', 'pagination'],
+    examples: [
+      {
+        baselineId: 'evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K',
+        candidateId: 'evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N',
+        datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+        totals: {
+          baseline: {
+            results: 0,
+            passRuns: 0,
+            failRuns: 0,
+            unknownRuns: 0,
+            passRate: null,
+            totalCost: 0,
+            totalLatency: 0,
+            totalTokenCount: 0,
+          },
+          candidate: {
+            results: 0,
+            passRuns: 0,
+            failRuns: 0,
+            unknownRuns: 0,
+            passRate: null,
+            totalCost: 0,
+            totalLatency: 0,
+            totalTokenCount: 0,
+          },
+          delta: { passRate: null, totalCost: 0, totalLatency: 0, totalTokenCount: 0 },
+          changes: { regressed: 0, improved: 0, changed: 0, unchanged: 0, added: 0, removed: 0 },
+        },
+        rows: [],
+        pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('EvaluationComparison')
+
+export type EvaluationComparison = z.infer<typeof EvaluationComparisonSchema>
+
 export const DatasetSummarySchema = z
   .strictObject({
     id: EntityIdSchema,
@@ -8436,6 +8662,145 @@ export const getPromptsPromptIdEvaluationsEvaluationIdResultsRoute = createRoute
               hasMore: true,
               nextCursor:
                 'eyJ2IjoxLCJrIjpbMTczMjE5MDQwMjMwMCwiZXZhbHJlc3VsdF8wMUpEOFE4RDNFNUY3RzlIMUozSzVNN045USJdfQ',
+            },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getPromptsPromptIdEvaluationsEvaluationIdComparisonRoute = createRoute({
+  method: 'get',
+  path: '/prompts/{promptId}/evaluations/{evaluationId}/comparison',
+  tags: ['Evaluations'],
+  summary: 'Compare an evaluation run with a baseline run',
+  description:
+    "200 with the run (the candidate) compared with `baselineId` (the baseline), a run of any prompt of the workspace over the same dataset: the totals of both runs with their deltas (candidate minus baseline), how many rows changed in each way, and one page of rows with both results side by side. Both runs must be `completed` and of the same dataset; otherwise `400 VALIDATION_ERROR` naming `baselineId`. A baseline run of another workspace is `404`, one of a project outside the key's projects `403`. Rows are every row either run has a result for, ordered by row id (the order the rows were added to the dataset) and paged on it; `change` keeps one kind of change, e.g. `regressed` for the rows a CI gate fails on. `totals` cover the whole comparison whatever the filter or page.",
+  operationId: 'compareEvaluations',
+  request: {
+    params: z.object({ promptId: PromptIdParamsSchema, evaluationId: EvaluationIdParamsSchema }),
+    query: z.object({
+      baselineId: EntityIdSchema.openapi({
+        param: {
+          name: 'baselineId',
+          in: 'query',
+          required: true,
+          description:
+            "Id of the baseline run, the one the candidate (the path's run) is compared with.",
+          schema: { $ref: '#/components/schemas/EntityId' },
+          example: 'evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K',
+        },
+      }),
+      change: EvaluationRowChangeSchema.exactOptional().openapi({
+        param: {
+          name: 'change',
+          in: 'query',
+          required: false,
+          description: 'Only rows with this change.',
+          schema: { $ref: '#/components/schemas/EvaluationRowChange' },
+          example: 'regressed',
+        },
+      }),
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The comparison, with one page of rows.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: EvaluationComparisonSchema,
+          example: {
+            baselineId: 'evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K',
+            candidateId: 'evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N',
+            datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+            totals: {
+              baseline: {
+                results: 2,
+                passRuns: 2,
+                failRuns: 0,
+                unknownRuns: 0,
+                passRate: 1,
+                totalCost: 0.0008,
+                totalLatency: 1600,
+                totalTokenCount: 460,
+              },
+              candidate: {
+                results: 2,
+                passRuns: 1,
+                failRuns: 1,
+                unknownRuns: 0,
+                passRate: 0.5,
+                totalCost: 0.0006,
+                totalLatency: 1400,
+                totalTokenCount: 400,
+              },
+              delta: {
+                passRate: -0.5,
+                totalCost: -0.0002,
+                totalLatency: -200,
+                totalTokenCount: -60,
+              },
+              changes: {
+                regressed: 1,
+                improved: 0,
+                changed: 0,
+                unchanged: 1,
+                added: 0,
+                removed: 0,
+              },
+            },
+            rows: [
+              {
+                rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                change: 'regressed',
+                baseline: {
+                  id: 'evalresult_01JD8Q8A0B2C4D6E8F0G2H4J6K',
+                  rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                  grade: 'pass',
+                  score: 1,
+                  reason: 'Matches.',
+                  output: 'Use the "Forgot password" link on the sign-in page.',
+                  error: null,
+                  cost: 0.0004,
+                  latency: 800,
+                  tokenCount: 230,
+                  createdAt: 1732190302100,
+                },
+                candidate: {
+                  id: 'evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P',
+                  rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                  grade: 'fail',
+                  score: 0,
+                  reason: 'Does not match.',
+                  output: 'Please contact support.',
+                  error: null,
+                  cost: 0.0003,
+                  latency: 700,
+                  tokenCount: 200,
+                  createdAt: 1732190402100,
+                },
+              },
+            ],
+            pagination: {
+              limit: 1,
+              returned: 1,
+              hasMore: true,
+              nextCursor:
+                'eyJ2IjoxLCJxIjoiYWJjIiwiayI6WyJyb3dfMDFKRDhRNUM1RDdFOUYxRzNINUo3SzlNMU4iXX0.c2ln',
             },
           },
         },

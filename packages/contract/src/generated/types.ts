@@ -596,6 +596,37 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prompts/{promptId}/evaluations/{evaluationId}/comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+                /**
+                 * @description Id of the evaluation run.
+                 * @example evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N
+                 */
+                evaluationId: components["parameters"]["EvaluationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Compare an evaluation run with a baseline run
+         * @description 200 with the run (the candidate) compared with `baselineId` (the baseline), a run of any prompt of the workspace over the same dataset: the totals of both runs with their deltas (candidate minus baseline), how many rows changed in each way, and one page of rows with both results side by side. Both runs must be `completed` and of the same dataset; otherwise `400 VALIDATION_ERROR` naming `baselineId`. A baseline run of another workspace is `404`, one of a project outside the key's projects `403`. Rows are every row either run has a result for, ordered by row id (the order the rows were added to the dataset) and paged on it; `change` keeps one kind of change, e.g. `regressed` for the rows a CI gate fails on. `totals` cover the whole comparison whatever the filter or page.
+         */
+        get: operations["compareEvaluations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/datasets": {
         parameters: {
             query?: never;
@@ -3374,6 +3405,213 @@ export type components = {
          */
         EvaluationResultList: {
             results: components["schemas"]["EvaluationResult"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description How a row's result changed from the baseline run to the candidate run, the first that applies:
+         *
+         *     | Change | When |
+         *     |---|---|
+         *     | `added` | only the candidate has a result for the row |
+         *     | `removed` | only the baseline has a result for the row |
+         *     | `regressed` | the baseline passed, the candidate did not (`fail`, or `unknown`: the row failed) |
+         *     | `improved` | the baseline did not pass, the candidate passed |
+         *     | `changed` | another difference of grade, or a different score or output |
+         *     | `unchanged` | same grade, score and output |
+         * @example regressed
+         * @enum {string}
+         */
+        EvaluationRowChange: "regressed" | "improved" | "changed" | "unchanged" | "added" | "removed";
+        /**
+         * @description One run's totals in a comparison: its counts per grade and sums over its prompt calls (the run's `metrics`), and `passRate`, the share of its results that passed (`null` without results).
+         * @example {
+         *       "results": 2,
+         *       "passRuns": 1,
+         *       "failRuns": 1,
+         *       "unknownRuns": 0,
+         *       "passRate": 0.5,
+         *       "totalCost": 0.0006,
+         *       "totalLatency": 1400,
+         *       "totalTokenCount": 400
+         *     }
+         */
+        EvaluationRunTotals: {
+            /** @description Results of the run (pass, fail and unknown). */
+            results: number;
+            passRuns: number;
+            failRuns: number;
+            unknownRuns: number;
+            /** @description passRuns ÷ results, `null` when the run has no results. */
+            passRate: number | null;
+            /** @description USD. */
+            totalCost: number;
+            /** @description Milliseconds. */
+            totalLatency: number;
+            totalTokenCount: number;
+        };
+        /**
+         * @description The candidate's totals minus the baseline's; `passRate` is `null` when either run has no results.
+         * @example {
+         *       "passRate": -0.5,
+         *       "totalCost": -0.0002,
+         *       "totalLatency": -200,
+         *       "totalTokenCount": -60
+         *     }
+         */
+        EvaluationTotalsDelta: {
+            passRate: number | null;
+            totalCost: number;
+            totalLatency: number;
+            totalTokenCount: number;
+        };
+        /**
+         * @description How many rows of the comparison had each change (see `EvaluationRowChange`), whatever the filter.
+         * @example {
+         *       "regressed": 1,
+         *       "improved": 0,
+         *       "changed": 0,
+         *       "unchanged": 1,
+         *       "added": 0,
+         *       "removed": 0
+         *     }
+         */
+        EvaluationChangeCounts: {
+            regressed: number;
+            improved: number;
+            changed: number;
+            unchanged: number;
+            added: number;
+            removed: number;
+        };
+        /**
+         * @description Both runs' totals, their deltas and the counts of each change, over the whole comparison.
+         * @example {
+         *       "baseline": {
+         *         "results": 1,
+         *         "passRuns": 1,
+         *         "failRuns": 0,
+         *         "unknownRuns": 0,
+         *         "passRate": 1,
+         *         "totalCost": 0.0004,
+         *         "totalLatency": 800,
+         *         "totalTokenCount": 230
+         *       },
+         *       "candidate": {
+         *         "results": 1,
+         *         "passRuns": 0,
+         *         "failRuns": 1,
+         *         "unknownRuns": 0,
+         *         "passRate": 0,
+         *         "totalCost": 0.0003,
+         *         "totalLatency": 700,
+         *         "totalTokenCount": 200
+         *       },
+         *       "delta": {
+         *         "passRate": -1,
+         *         "totalCost": -0.0001,
+         *         "totalLatency": -100,
+         *         "totalTokenCount": -30
+         *       },
+         *       "changes": {
+         *         "regressed": 1,
+         *         "improved": 0,
+         *         "changed": 0,
+         *         "unchanged": 0,
+         *         "added": 0,
+         *         "removed": 0
+         *       }
+         *     }
+         */
+        EvaluationComparisonTotals: {
+            baseline: components["schemas"]["EvaluationRunTotals"];
+            candidate: components["schemas"]["EvaluationRunTotals"];
+            delta: components["schemas"]["EvaluationTotalsDelta"];
+            changes: components["schemas"]["EvaluationChangeCounts"];
+        };
+        /**
+         * @description One dataset row's results in both runs, side by side; a side is `null` when that run has no result for the row.
+         * @example {
+         *       "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+         *       "change": "added",
+         *       "baseline": null,
+         *       "candidate": {
+         *         "id": "evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P",
+         *         "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+         *         "grade": "pass",
+         *         "score": 1,
+         *         "reason": "Matches.",
+         *         "output": "Use the \"Forgot password\" link on the sign-in page.",
+         *         "error": null,
+         *         "cost": 0.0003,
+         *         "latency": 700,
+         *         "tokenCount": 200,
+         *         "createdAt": 1732190402100
+         *       }
+         *     }
+         */
+        EvaluationRowComparison: {
+            rowId: components["schemas"]["EntityId"];
+            change: components["schemas"]["EvaluationRowChange"];
+            baseline: components["schemas"]["EvaluationResult"] | null;
+            candidate: components["schemas"]["EvaluationResult"] | null;
+        };
+        /**
+         * @description A candidate run compared with a baseline run of the same dataset: totals over the whole comparison and one page of rows, ordered by row id.
+         * @example {
+         *       "baselineId": "evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K",
+         *       "candidateId": "evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N",
+         *       "datasetId": "dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K",
+         *       "totals": {
+         *         "baseline": {
+         *           "results": 0,
+         *           "passRuns": 0,
+         *           "failRuns": 0,
+         *           "unknownRuns": 0,
+         *           "passRate": null,
+         *           "totalCost": 0,
+         *           "totalLatency": 0,
+         *           "totalTokenCount": 0
+         *         },
+         *         "candidate": {
+         *           "results": 0,
+         *           "passRuns": 0,
+         *           "failRuns": 0,
+         *           "unknownRuns": 0,
+         *           "passRate": null,
+         *           "totalCost": 0,
+         *           "totalLatency": 0,
+         *           "totalTokenCount": 0
+         *         },
+         *         "delta": {
+         *           "passRate": null,
+         *           "totalCost": 0,
+         *           "totalLatency": 0,
+         *           "totalTokenCount": 0
+         *         },
+         *         "changes": {
+         *           "regressed": 0,
+         *           "improved": 0,
+         *           "changed": 0,
+         *           "unchanged": 0,
+         *           "added": 0,
+         *           "removed": 0
+         *         }
+         *       },
+         *       "rows": [],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 0,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        EvaluationComparison: {
+            baselineId: components["schemas"]["EntityId"];
+            candidateId: components["schemas"]["EntityId"];
+            datasetId: components["schemas"]["EntityId"];
+            totals: components["schemas"]["EvaluationComparisonTotals"];
+            rows: components["schemas"]["EvaluationRowComparison"][];
             pagination: components["schemas"]["Pagination"];
         };
         /**
@@ -8349,6 +8587,148 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["EvaluationResultList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    compareEvaluations: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the baseline run, the one the candidate (the path's run) is compared with.
+                 * @example evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K
+                 */
+                baselineId: components["schemas"]["EntityId"];
+                /**
+                 * @description Only rows with this change.
+                 * @example regressed
+                 */
+                change?: components["schemas"]["EvaluationRowChange"];
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+                /**
+                 * @description Id of the evaluation run.
+                 * @example evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N
+                 */
+                evaluationId: components["parameters"]["EvaluationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comparison, with one page of rows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "baselineId": "evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K",
+                     *       "candidateId": "evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N",
+                     *       "datasetId": "dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K",
+                     *       "totals": {
+                     *         "baseline": {
+                     *           "results": 2,
+                     *           "passRuns": 2,
+                     *           "failRuns": 0,
+                     *           "unknownRuns": 0,
+                     *           "passRate": 1,
+                     *           "totalCost": 0.0008,
+                     *           "totalLatency": 1600,
+                     *           "totalTokenCount": 460
+                     *         },
+                     *         "candidate": {
+                     *           "results": 2,
+                     *           "passRuns": 1,
+                     *           "failRuns": 1,
+                     *           "unknownRuns": 0,
+                     *           "passRate": 0.5,
+                     *           "totalCost": 0.0006,
+                     *           "totalLatency": 1400,
+                     *           "totalTokenCount": 400
+                     *         },
+                     *         "delta": {
+                     *           "passRate": -0.5,
+                     *           "totalCost": -0.0002,
+                     *           "totalLatency": -200,
+                     *           "totalTokenCount": -60
+                     *         },
+                     *         "changes": {
+                     *           "regressed": 1,
+                     *           "improved": 0,
+                     *           "changed": 0,
+                     *           "unchanged": 1,
+                     *           "added": 0,
+                     *           "removed": 0
+                     *         }
+                     *       },
+                     *       "rows": [
+                     *         {
+                     *           "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *           "change": "regressed",
+                     *           "baseline": {
+                     *             "id": "evalresult_01JD8Q8A0B2C4D6E8F0G2H4J6K",
+                     *             "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *             "grade": "pass",
+                     *             "score": 1,
+                     *             "reason": "Matches.",
+                     *             "output": "Use the \"Forgot password\" link on the sign-in page.",
+                     *             "error": null,
+                     *             "cost": 0.0004,
+                     *             "latency": 800,
+                     *             "tokenCount": 230,
+                     *             "createdAt": 1732190302100
+                     *           },
+                     *           "candidate": {
+                     *             "id": "evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P",
+                     *             "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *             "grade": "fail",
+                     *             "score": 0,
+                     *             "reason": "Does not match.",
+                     *             "output": "Please contact support.",
+                     *             "error": null,
+                     *             "cost": 0.0003,
+                     *             "latency": 700,
+                     *             "tokenCount": 200,
+                     *             "createdAt": 1732190402100
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "returned": 1,
+                     *         "hasMore": true,
+                     *         "nextCursor": "eyJ2IjoxLCJxIjoiYWJjIiwiayI6WyJyb3dfMDFKRDhRNUM1RDdFOUYxRzNINUo3SzlNMU4iXX0.c2ln"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvaluationComparison"];
                 };
             };
             400: components["responses"]["BadRequest"];
