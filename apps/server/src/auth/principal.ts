@@ -62,6 +62,7 @@ const ACCESS = {
   deleteDatasetColumn: "write",
   listDatasetRows: "read",
   createDatasetRows: "write",
+  createDatasetRowsFromSpans: "write",
   updateDatasetRow: "write",
   deleteDatasetRow: "write",
   createLogTrace: "ingest",
