@@ -84,7 +84,7 @@ describe("createDatasetRowsFromSpans", () => {
     ]);
     const bySearch = await client.POST("/datasets/{datasetId}/rows/from-spans", {
       params: { path: { datasetId: dataset.id } },
-      body: { search: { projectId, name: `answer-${tag}` }, limit: 1 },
+      body: { search: { projectId, name: `answer-${tag}` }, maxRows: 1 },
     });
     expectStatus(bySearch, 201);
     expect(bySearch.data?.rows.map((row) => row.sourceSpanId)).toEqual([spanIds[1]]);

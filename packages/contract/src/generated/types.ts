@@ -793,7 +793,7 @@ export type paths = {
         put?: never;
         /**
          * Add rows to a dataset from logged spans
-         * @description Adds one row per span, all or none, and returns 201 with the created rows, each with `sourceSpanId`. The spans are named by `spanIds` (1 to 100, in that order) or found by `search` (a span search of the dataset's project; the first `limit` spans in the search's order, at most 1000); exactly one of the two. Each span's `variables` fill the columns of the same name, its output text fills `outputColumn` and its input text `inputColumn` when given (the text of the assistant messages of a Model span in platform form, the stored text otherwise). Rules: both or neither of `spanIds` and `search`, a search of another project, a variable or a named column with no column of that name (one detail per missing column, `columns.<name>`, nothing is created), or a value over 100,000 characters → 400 VALIDATION_ERROR; a span id of no span of the dataset's project → 404. A search matching nothing adds no rows (201 with `rows: []`).
+         * @description Adds one row per span, all or none, and returns 201 with the created rows, each with `sourceSpanId`. The spans are named by `spanIds` (1 to 100, in that order) or found by `search` (a span search of the dataset's project; the first `maxRows` spans in the search's order, at most 1000); exactly one of the two. Each span's `variables` fill the columns of the same name, its output text fills `outputColumn` and its input text `inputColumn` when given (the text of the assistant messages of a Model span in platform form, the stored text otherwise). Rules: both or neither of `spanIds` and `search`, a search of another project, a variable or a named column with no column of that name (one detail per missing column, `columns.<name>`, nothing is created), or a value over 100,000 characters → 400 VALIDATION_ERROR; a span id of no span of the dataset's project → 404. A search matching nothing adds no rows (201 with `rows: []`).
          */
         post: operations["createDatasetRowsFromSpans"];
         delete?: never;
@@ -4617,20 +4617,20 @@ export type components = {
          *         "projectId": "project_01JD8Q3B2C4D6E8F0G2H4J6K8M",
          *         "status": "success"
          *       },
-         *       "limit": 500,
+         *       "maxRows": 500,
          *       "outputColumn": "expected"
          *     }
          */
         CreateDatasetRowsFromSpansRequest: {
             /** @description The spans, by id; one row each, in this order. */
             spanIds?: components["schemas"]["EntityId"][];
-            /** @description A span search of the dataset's project (its `limit` and `cursor` are not used; see `limit`). */
+            /** @description A span search of the dataset's project (its `limit` and `cursor` are not used; see `maxRows`). */
             search?: components["schemas"]["SearchLogSpansRequest"];
             /**
              * @description With `search`, how many of its spans become rows at most (the first, in the search's order).
              * @default 100
              */
-            limit?: number;
+            maxRows?: number;
             /** @description The column that receives each span's output text. */
             outputColumn?: components["schemas"]["DatasetColumnName"];
             /** @description The column that receives each span's input text. */

@@ -76,7 +76,7 @@ describeEachStore("createDatasetRowsFromSpans", (use) => {
     expect("sourceSpanId" in plain.rows[0]).toBe(false);
   });
 
-  it("201: by a span search of the dataset's project, the first `limit` in the search's order", async () => {
+  it("201: by a span search of the dataset's project, the first `maxRows` in the search's order", async () => {
     const h = use();
     // A project of its own: the block's other tests log spans too.
     const projectId = await newProject(h);
@@ -85,7 +85,7 @@ describeEachStore("createDatasetRowsFromSpans", (use) => {
     const all = await fromSpans(h, datasetId, { search: { projectId, model: "gpt" } });
     expect(all.status, JSON.stringify(all.body)).toBe(201);
     expect(all.body.rows.map((row: { sourceSpanId: string }) => row.sourceSpanId)).toEqual([second, first]);
-    const one = await fromSpans(h, datasetId, { search: { projectId, model: "gpt" }, limit: 1 });
+    const one = await fromSpans(h, datasetId, { search: { projectId, model: "gpt" }, maxRows: 1 });
     expect(one.body.rows.map((row: { sourceSpanId: string }) => row.sourceSpanId)).toEqual([second]);
     expect(one.body.rows[0].values[ids.question]).toBe("And 9913?");
     const none = await fromSpans(h, datasetId, { search: { projectId, name: "nothing-like-this" } });
@@ -123,7 +123,7 @@ describeEachStore("createDatasetRowsFromSpans", (use) => {
       { spanIds: [] },
       { spanIds: [spanIds[0], spanIds[0]] },
       { search: { projectId: elsewhere } },
-      { search: { projectId: h.projectId }, limit: 1001 },
+      { search: { projectId: h.projectId }, maxRows: 1001 },
       { spanIds, outputColumn: "a,b" },
       { spanIds, unknown: true },
     ]) {

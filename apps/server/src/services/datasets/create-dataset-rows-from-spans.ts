@@ -67,7 +67,7 @@ export function createDatasetRowsFromSpans(
   { datasetId }: PathOf<"createDatasetRowsFromSpans">,
   body: BodyOf<"createDatasetRowsFromSpans">,
 ): Promise<DatasetRow[]> {
-  const { spanIds, search, limit = 100, outputColumn, inputColumn, ...unread } = body;
+  const { spanIds, search, maxRows = 100, outputColumn, inputColumn, ...unread } = body;
   unread satisfies Unread;
   if ((spanIds === undefined) === (search === undefined)) {
     throw invalid("spanIds", "Give exactly one of spanIds and search.");
@@ -80,7 +80,7 @@ export function createDatasetRowsFromSpans(
         throw invalid("search.projectId", "The search must be of the dataset's project.");
       }
       const { limit: _limit, cursor: _cursor, ...criteria } = search;
-      spans = (await (await logSpanPages(tx, criteria))({ limit })).items;
+      spans = (await (await logSpanPages(tx, criteria))({ limit: maxRows })).items;
     } else {
       spans = await spansById(tx, dataset.projectId, spanIds ?? []);
     }
