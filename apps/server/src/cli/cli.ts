@@ -1,6 +1,6 @@
 /**
- * `pnpm pharos <command>`: workspaces and API keys of the database DATABASE_URL names (as the server), and
- * online backups of a SQLite database.
+ * `pnpm pharos <command>`: workspaces and API keys of the database DATABASE_URL names (as the server),
+ * online backups of a SQLite database, and `eval run`, a CI gate that talks to a server over HTTP (eval-run.ts).
  * The result goes to stdout (an id, a key, a table, or JSON with --json) and commentary to stderr, so
  * `KEY=$(pnpm -s pharos keys create --workspace …)` captures just the key. Exit codes: 0 done, 1 failed
  * (unknown id, database error), 2 bad arguments.
@@ -27,25 +27,24 @@ import {
 import { openStore } from "../store/open-store.ts";
 import { backupSqlite, type SqliteBackup } from "../store/sqlite-backup.ts";
 import type { Store } from "../store/store.ts";
+import { CommandError, UsageError } from "./cli-errors.ts";
+import { EVAL_RUN_COMMAND } from "./eval-run.ts";
 
 export interface CliIo {
   env: Record<string, string | undefined>;
   stdout(text: string): void;
   stderr(text: string): void;
+  /** Whether stderr is a terminal: progress is drawn only there. */
+  interactive?: boolean;
 }
-
-/** Bad arguments: exit code 2, with a pointer to the command's help. */
-class UsageError extends Error {}
-/** A well-formed command that cannot be done (unknown id, database unreachable): exit code 1. */
-class CommandError extends Error {}
 
 const MAX_NAME_LENGTH = 100;
 const DEFAULT_KEY_NAME = "CLI key";
 
-type Options = NonNullable<ParseArgsConfig["options"]>;
-type Values = Record<string, string | boolean | string[] | undefined>;
+export type Options = NonNullable<ParseArgsConfig["options"]>;
+export type Values = Record<string, string | boolean | string[] | undefined>;
 
-interface Command {
+export interface Command {
   synopsis: string;
   summary: string;
   /** Option lines of the command's help. */
@@ -253,6 +252,8 @@ const COMMANDS: Record<string, Command> = {
       io.stdout(`${target}\n`);
     },
   },
+
+  "eval run": EVAL_RUN_COMMAND,
 };
 
 const COMMON_OPTIONS: Options = {

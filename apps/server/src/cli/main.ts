@@ -12,6 +12,7 @@ const io = {
   env: process.env,
   stdout: (text: string) => process.stdout.write(text),
   stderr: (text: string) => process.stderr.write(text),
+  interactive: process.stderr.isTTY === true,
 };
 const [command, ...args] = process.argv.slice(2);
 // The worker runs until a signal, unlike the one-shot commands of cli.ts.

@@ -94,6 +94,8 @@ export interface Database {
     values: string;
     createdAt: number;
     updatedAt: number;
+    /** The span the row was made from, if it was (createDatasetRowsFromSpans). */
+    sourceSpanId?: string | null;
   };
   evaluators: {
     id: string;

@@ -2949,6 +2949,10 @@ export const DatasetRowSchema = z
     values: DatasetRowValuesSchema,
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
+    sourceSpanId: EntityIdSchema.exactOptional().openapi({
+      description:
+        'The logged span the row was made from (`createDatasetRowsFromSpans`); present only on such rows. The span may have been deleted since.',
+    }),
   })
   .openapi({
     description:
@@ -3079,6 +3083,232 @@ export const EvaluationResultListSchema = z
   .openapi('EvaluationResultList')
 
 export type EvaluationResultList = z.infer<typeof EvaluationResultListSchema>
+
+export const EvaluationRowChangeSchema = z
+  .enum(['regressed', 'improved', 'changed', 'unchanged', 'added', 'removed'])
+  .openapi({
+    description:
+      "How a row's result changed from the baseline run to the candidate run, the first that applies:\n\n| Change | When |\n|---|---|\n| `added` | only the candidate has a result for the row |\n| `removed` | only the baseline has a result for the row |\n| `regressed` | the baseline passed, the candidate did not (`fail`, or `unknown`: the row failed) |\n| `improved` | the baseline did not pass, the candidate passed |\n| `changed` | another difference of grade, or a different score or output |\n| `unchanged` | same grade, score and output |\n",
+    examples: ['regressed'],
+  })
+  .openapi('EvaluationRowChange')
+
+export type EvaluationRowChange = z.infer<typeof EvaluationRowChangeSchema>
+
+export const EvaluationRunTotalsSchema = z
+  .strictObject({
+    results: z
+      .int()
+      .min(0)
+      .max(10000000)
+      .openapi({ description: 'Results of the run (pass, fail and unknown).' }),
+    passRuns: z.int().min(0).max(10000000),
+    failRuns: z.int().min(0).max(10000000),
+    unknownRuns: z.int().min(0).max(10000000),
+    passRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .nullable()
+      .openapi({ description: 'passRuns ÷ results, `null` when the run has no results.' }),
+    totalCost: z.number().min(0).openapi({ description: 'USD.' }),
+    totalLatency: z.number().min(0).openapi({ description: 'Milliseconds.' }),
+    totalTokenCount: z.int().min(0).max(9007199254740991),
+  })
+  .openapi({
+    description:
+      "One run's totals in a comparison: its counts per grade and sums over its prompt calls (the run's `metrics`), and `passRate`, the share of its results that passed (`null` without results).",
+    required: [
+      'results',
+      'passRuns',
+      'failRuns',
+      'unknownRuns',
+      'passRate',
+      'totalCost',
+      'totalLatency',
+      'totalTokenCount',
+    ],
+    examples: [
+      {
+        results: 2,
+        passRuns: 1,
+        failRuns: 1,
+        unknownRuns: 0,
+        passRate: 0.5,
+        totalCost: 0.0006,
+        totalLatency: 1400,
+        totalTokenCount: 400,
+      },
+    ],
+  })
+  .openapi('EvaluationRunTotals')
+
+export type EvaluationRunTotals = z.infer<typeof EvaluationRunTotalsSchema>
+
+export const EvaluationTotalsDeltaSchema = z
+  .strictObject({
+    passRate: z.number().min(-1).max(1).nullable(),
+    totalCost: z.number(),
+    totalLatency: z.number(),
+    totalTokenCount: z.int().min(-9007199254740991).max(9007199254740991),
+  })
+  .openapi({
+    description:
+      "The candidate's totals minus the baseline's; `passRate` is `null` when either run has no results.",
+    required: ['passRate', 'totalCost', 'totalLatency', 'totalTokenCount'],
+    examples: [{ passRate: -0.5, totalCost: -0.0002, totalLatency: -200, totalTokenCount: -60 }],
+  })
+  .openapi('EvaluationTotalsDelta')
+
+export type EvaluationTotalsDelta = z.infer<typeof EvaluationTotalsDeltaSchema>
+
+export const EvaluationChangeCountsSchema = z
+  .strictObject({
+    regressed: z.int().min(0).max(10000000),
+    improved: z.int().min(0).max(10000000),
+    changed: z.int().min(0).max(10000000),
+    unchanged: z.int().min(0).max(10000000),
+    added: z.int().min(0).max(10000000),
+    removed: z.int().min(0).max(10000000),
+  })
+  .openapi({
+    description:
+      'How many rows of the comparison had each change (see `EvaluationRowChange`), whatever the filter.',
+    required: ['regressed', 'improved', 'changed', 'unchanged', 'added', 'removed'],
+    examples: [{ regressed: 1, improved: 0, changed: 0, unchanged: 1, added: 0, removed: 0 }],
+  })
+  .openapi('EvaluationChangeCounts')
+
+export type EvaluationChangeCounts = z.infer<typeof EvaluationChangeCountsSchema>
+
+export const EvaluationComparisonTotalsSchema = z
+  .strictObject({
+    baseline: EvaluationRunTotalsSchema,
+    candidate: EvaluationRunTotalsSchema,
+    delta: EvaluationTotalsDeltaSchema,
+    changes: EvaluationChangeCountsSchema,
+  })
+  .openapi({
+    description:
+      "Both runs' totals, their deltas and the counts of each change, over the whole comparison.",
+    required: ['baseline', 'candidate', 'delta', 'changes'],
+    examples: [
+      {
+        baseline: {
+          results: 1,
+          passRuns: 1,
+          failRuns: 0,
+          unknownRuns: 0,
+          passRate: 1,
+          totalCost: 0.0004,
+          totalLatency: 800,
+          totalTokenCount: 230,
+        },
+        candidate: {
+          results: 1,
+          passRuns: 0,
+          failRuns: 1,
+          unknownRuns: 0,
+          passRate: 0,
+          totalCost: 0.0003,
+          totalLatency: 700,
+          totalTokenCount: 200,
+        },
+        delta: { passRate: -1, totalCost: -0.0001, totalLatency: -100, totalTokenCount: -30 },
+        changes: { regressed: 1, improved: 0, changed: 0, unchanged: 0, added: 0, removed: 0 },
+      },
+    ],
+  })
+  .openapi('EvaluationComparisonTotals')
+
+export type EvaluationComparisonTotals = z.infer<typeof EvaluationComparisonTotalsSchema>
+
+export const EvaluationRowComparisonSchema = z
+  .strictObject({
+    rowId: EntityIdSchema,
+    change: EvaluationRowChangeSchema,
+    baseline: z.union([EvaluationResultSchema, z.null().nullable()]),
+    candidate: z.union([EvaluationResultSchema, z.null().nullable()]),
+  })
+  .openapi({
+    description:
+      "One dataset row's results in both runs, side by side; a side is `null` when that run has no result for the row.",
+    required: ['rowId', 'change', 'baseline', 'candidate'],
+    examples: [
+      {
+        rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+        change: 'added',
+        baseline: null,
+        candidate: {
+          id: 'evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P',
+          rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+          grade: 'pass',
+          score: 1,
+          reason: 'Matches.',
+          output: 'Use the "Forgot password" link on the sign-in page.',
+          error: null,
+          cost: 0.0003,
+          latency: 700,
+          tokenCount: 200,
+          createdAt: 1732190402100,
+        },
+      },
+    ],
+  })
+  .openapi('EvaluationRowComparison')
+
+export type EvaluationRowComparison = z.infer<typeof EvaluationRowComparisonSchema>
+
+export const EvaluationComparisonSchema = z
+  .strictObject({
+    baselineId: EntityIdSchema,
+    candidateId: EntityIdSchema,
+    datasetId: EntityIdSchema,
+    totals: EvaluationComparisonTotalsSchema,
+    rows: z.array(EvaluationRowComparisonSchema).max(200),
+    pagination: PaginationSchema,
+  })
+  .openapi({
+    description:
+      'A candidate run compared with a baseline run of the same dataset: totals over the whole comparison and one page of rows, ordered by row id.',
+    required: ['baselineId', 'candidateId', 'datasetId', 'totals', 'rows', 'pagination'],
+    examples: [
+      {
+        baselineId: 'evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K',
+        candidateId: 'evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N',
+        datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+        totals: {
+          baseline: {
+            results: 0,
+            passRuns: 0,
+            failRuns: 0,
+            unknownRuns: 0,
+            passRate: null,
+            totalCost: 0,
+            totalLatency: 0,
+            totalTokenCount: 0,
+          },
+          candidate: {
+            results: 0,
+            passRuns: 0,
+            failRuns: 0,
+            unknownRuns: 0,
+            passRate: null,
+            totalCost: 0,
+            totalLatency: 0,
+            totalTokenCount: 0,
+          },
+          delta: { passRate: null, totalCost: 0, totalLatency: 0, totalTokenCount: 0 },
+          changes: { regressed: 0, improved: 0, changed: 0, unchanged: 0, added: 0, removed: 0 },
+        },
+        rows: [],
+        pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('EvaluationComparison')
+
+export type EvaluationComparison = z.infer<typeof EvaluationComparisonSchema>
 
 export const DatasetSummarySchema = z
   .strictObject({
@@ -3534,6 +3764,646 @@ export const CreateDatasetRowsResponseSchema = z
   .openapi('CreateDatasetRowsResponse')
 
 export type CreateDatasetRowsResponse = z.infer<typeof CreateDatasetRowsResponseSchema>
+
+export const LogStatusSchema = z
+  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
+  .openapi({
+    description:
+      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
+    examples: ['failure'],
+  })
+  .openapi('LogStatus')
+
+export type LogStatus = z.infer<typeof LogStatusSchema>
+
+export const LogTextValueFilterSchema = z
+  .strictObject({
+    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    operator: z.enum(['equals', 'not-equals', 'contains', 'not-contains']),
+    value: z.string().min(1).max(256),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      'Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
+  })
+  .openapi('LogTextValueFilter')
+
+export type LogTextValueFilter = z.infer<typeof LogTextValueFilterSchema>
+
+export const LogTextListFilterSchema = z
+  .strictObject({
+    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    operator: z.enum(['in', 'not-in']),
+    value: z.array(z.string().min(1).max(256)).min(1).max(100),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'sessionId', operator: 'in', value: ['sess-42', 'sess-43'] }],
+  })
+  .openapi('LogTextListFilter')
+
+export type LogTextListFilter = z.infer<typeof LogTextListFilterSchema>
+
+export const LogTextExistsFilterSchema = z
+  .strictObject({
+    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    operator: z.literal('exists'),
+    value: z.boolean(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'referenceId', operator: 'exists', value: false }],
+  })
+  .openapi('LogTextExistsFilter')
+
+export type LogTextExistsFilter = z.infer<typeof LogTextExistsFilterSchema>
+
+export const LogTextFilterSchema = z
+  .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
+  .openapi({
+    description:
+      'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
+    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
+  })
+  .openapi('LogTextFilter')
+
+export type LogTextFilter = z.infer<typeof LogTextFilterSchema>
+
+export const LogStatusValueFilterSchema = z
+  .strictObject({
+    column: z.literal('status'),
+    operator: z.enum(['equals', 'not-equals']),
+    value: LogStatusSchema,
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: '`equals` / `not-equals` one status.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
+  })
+  .openapi('LogStatusValueFilter')
+
+export type LogStatusValueFilter = z.infer<typeof LogStatusValueFilterSchema>
+
+export const LogStatusListFilterSchema = z
+  .strictObject({
+    column: z.literal('status'),
+    operator: z.enum(['in', 'not-in']),
+    value: z.array(LogStatusSchema).min(1).max(6),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: '`in`: the status is one of the listed statuses; `not-in`: it is none of them.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'status', operator: 'in', value: ['failure', 'aborted'] }],
+  })
+  .openapi('LogStatusListFilter')
+
+export type LogStatusListFilter = z.infer<typeof LogStatusListFilterSchema>
+
+export const LogStatusFilterSchema = z
+  .discriminatedUnion('operator', [LogStatusValueFilterSchema, LogStatusListFilterSchema])
+  .openapi({
+    description: 'Filter on `status`, discriminated by `operator`.',
+    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
+  })
+  .openapi('LogStatusFilter')
+
+export type LogStatusFilter = z.infer<typeof LogStatusFilterSchema>
+
+export const LogNumberFilterSchema = z
+  .strictObject({
+    column: z.enum(['latency', 'cost', 'inputTokens', 'outputTokens', 'totalTokens']),
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
+    value: z.number(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      'Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'cost', operator: 'gt', value: 0.01 }],
+  })
+  .openapi('LogNumberFilter')
+
+export type LogNumberFilter = z.infer<typeof LogNumberFilterSchema>
+
+export const LogTimeFilterSchema = z
+  .strictObject({
+    column: z.enum(['startedAt', 'endedAt']),
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
+    value: z.int().min(0).max(9007199254740991),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: 'Compares `startedAt` or `endedAt` with a Unix time in milliseconds.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'startedAt', operator: 'gte', value: 1732190400000 }],
+  })
+  .openapi('LogTimeFilter')
+
+export type LogTimeFilter = z.infer<typeof LogTimeFilterSchema>
+
+export const LogTagValueFilterSchema = z
+  .strictObject({
+    column: z.literal('tags'),
+    operator: z.enum(['contains', 'not-contains']),
+    value: z.string().min(1).max(128),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
+  })
+  .openapi('LogTagValueFilter')
+
+export type LogTagValueFilter = z.infer<typeof LogTagValueFilterSchema>
+
+export const LogTagListFilterSchema = z
+  .strictObject({
+    column: z.literal('tags'),
+    operator: z.enum(['in', 'not-in']),
+    value: z.array(z.string().min(1).max(128)).min(1).max(100),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: '`in`: the row has at least one of these tags; `not-in`: it has none of them.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'tags', operator: 'in', value: ['production', 'staging'] }],
+  })
+  .openapi('LogTagListFilter')
+
+export type LogTagListFilter = z.infer<typeof LogTagListFilterSchema>
+
+export const LogTagsFilterSchema = z
+  .discriminatedUnion('operator', [LogTagValueFilterSchema, LogTagListFilterSchema])
+  .openapi({
+    description: 'Filter on `tags`, discriminated by `operator`.',
+    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
+  })
+  .openapi('LogTagsFilter')
+
+export type LogTagsFilter = z.infer<typeof LogTagsFilterSchema>
+
+export const LogAttributeValueFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['equals', 'not-equals']),
+    value: z.union([z.string().max(4096), z.number(), z.boolean()]),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
+  })
+  .openapi('LogAttributeValueFilter')
+
+export type LogAttributeValueFilter = z.infer<typeof LogAttributeValueFilterSchema>
+
+export const LogAttributeTextFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['contains', 'not-contains']),
+    value: z.string().min(1).max(4096),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'feedback', operator: 'contains', value: 'slow' }],
+  })
+  .openapi('LogAttributeTextFilter')
+
+export type LogAttributeTextFilter = z.infer<typeof LogAttributeTextFilterSchema>
+
+export const LogAttributeNumberFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['gt', 'gte', 'lt', 'lte']),
+    value: z.number(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      'Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'retries', operator: 'gte', value: 2 }],
+  })
+  .openapi('LogAttributeNumberFilter')
+
+export type LogAttributeNumberFilter = z.infer<typeof LogAttributeNumberFilterSchema>
+
+export const LogAttributeListFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['in', 'not-in']),
+    value: z
+      .array(z.union([z.string().max(4096), z.number(), z.boolean()]))
+      .min(1)
+      .max(100),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] }],
+  })
+  .openapi('LogAttributeListFilter')
+
+export type LogAttributeListFilter = z.infer<typeof LogAttributeListFilterSchema>
+
+export const LogAttributeExistsFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.literal('exists'),
+    value: z.boolean(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'feedback', operator: 'exists', value: true }],
+  })
+  .openapi('LogAttributeExistsFilter')
+
+export type LogAttributeExistsFilter = z.infer<typeof LogAttributeExistsFilterSchema>
+
+export const LogAttributeFilterSchema = z
+  .discriminatedUnion('operator', [
+    LogAttributeValueFilterSchema,
+    LogAttributeTextFilterSchema,
+    LogAttributeNumberFilterSchema,
+    LogAttributeListFilterSchema,
+    LogAttributeExistsFilterSchema,
+  ])
+  .openapi({
+    description: 'Filter on one attribute, named by `key`, discriminated by `operator`.',
+    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
+  })
+  .openapi('LogAttributeFilter')
+
+export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
+
+export const LogFilterSchema = z
+  .discriminatedUnion('column', [
+    LogTextFilterSchema,
+    LogStatusFilterSchema,
+    LogNumberFilterSchema,
+    LogTimeFilterSchema,
+    LogTagsFilterSchema,
+    LogAttributeFilterSchema,
+  ])
+  .openapi({
+    description:
+      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
+    examples: [
+      { column: 'status', operator: 'equals', value: 'failure' },
+      { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
+    ],
+  })
+  .openapi('LogFilter')
+
+export type LogFilter = z.infer<typeof LogFilterSchema>
+
+export const LogSortSchema = z
+  .enum(['startedAt:asc', 'startedAt:desc'])
+  .default('startedAt:desc')
+  .openapi({
+    description:
+      'Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).',
+    examples: ['startedAt:desc'],
+  })
+  .openapi('LogSort')
+
+export type LogSort = z.infer<typeof LogSortSchema>
+
+export const SearchLogSpansRequestSchema = z
+  .strictObject({
+    projectId: EntityIdSchema.openapi({ description: 'Project to search.' }),
+    promptId: EntityIdSchema.exactOptional().openapi({
+      description:
+        'Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned.',
+    }),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .exactOptional()
+      .openapi({
+        description:
+          "Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match).",
+      }),
+    provider: z
+      .string()
+      .min(1)
+      .max(200)
+      .exactOptional()
+      .openapi({
+        description:
+          "Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match).",
+      }),
+    startedAfter: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or after this Unix time in milliseconds (inclusive).',
+      }),
+    startedBefore: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only rows that started at or before this Unix time in milliseconds (inclusive).',
+      }),
+    status: LogStatusSchema.exactOptional(),
+    name: z
+      .string()
+      .min(1)
+      .max(256)
+      .exactOptional()
+      .openapi({
+        description: 'Case-insensitive substring of the span name or of the name of its trace.',
+      }),
+    referenceId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact span `referenceId`.' }),
+    sessionId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact span `sessionId`.' }),
+    filters: z
+      .array(LogFilterSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
+      }),
+    sort: LogSortSchema.exactOptional(),
+    limit: z
+      .int()
+      .min(1)
+      .max(200)
+      .default(50)
+      .exactOptional()
+      .openapi({ description: 'Page size, 1 to 200. Default 50.' }),
+    cursor: z
+      .string()
+      .min(1)
+      .max(2048)
+      .exactOptional()
+      .openapi({
+        description:
+          'The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR).',
+      }),
+  })
+  .openapi({
+    description:
+      'Search for spans of one project, across all content types (built-in and custom) unless a `contentType` filter narrows it. Every field except `projectId` is optional; all given conditions are ANDed.',
+    required: ['projectId'],
+    examples: [
+      {
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+        provider: 'openai',
+        filters: [{ column: 'cost', operator: 'gt', value: 0.01 }],
+        limit: 100,
+      },
+    ],
+  })
+  .openapi('SearchLogSpansRequest')
+
+export type SearchLogSpansRequest = z.infer<typeof SearchLogSpansRequestSchema>
+
+export const CreateDatasetRowsFromSpansRequestSchema = z
+  .strictObject({
+    spanIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(100)
+      .refine((items) => new Set(items).size === items.length)
+      .exactOptional()
+      .openapi({ description: 'The spans, by id; one row each, in this order.' }),
+    search: SearchLogSpansRequestSchema.exactOptional().openapi({
+      description:
+        "A span search of the dataset's project (its `limit` and `cursor` are not used; see `maxRows`).",
+    }),
+    maxRows: z
+      .int()
+      .min(1)
+      .max(1000)
+      .default(100)
+      .exactOptional()
+      .openapi({
+        description:
+          "With `search`, how many of its spans become rows at most (the first, in the search's order).",
+      }),
+    outputColumn: DatasetColumnNameSchema.exactOptional().openapi({
+      description: "The column that receives each span's output text.",
+    }),
+    inputColumn: DatasetColumnNameSchema.exactOptional().openapi({
+      description: "The column that receives each span's input text.",
+    }),
+  })
+  .openapi({
+    description:
+      'Which spans become rows (`spanIds` or `search`, exactly one) and which columns receive their output and input; their `variables` go to the columns of the same name.',
+    examples: [
+      {
+        search: { projectId: 'project_01JD8Q3B2C4D6E8F0G2H4J6K8M', status: 'success' },
+        maxRows: 500,
+        outputColumn: 'expected',
+      },
+    ],
+  })
+  .openapi('CreateDatasetRowsFromSpansRequest')
+
+export type CreateDatasetRowsFromSpansRequest = z.infer<
+  typeof CreateDatasetRowsFromSpansRequestSchema
+>
+
+export const CreateDatasetRowsFromSpansResponseSchema = z
+  .strictObject({ rows: z.array(DatasetRowSchema).max(1000) })
+  .openapi({
+    description: 'The rows that were added, one per span, each with its `sourceSpanId`.',
+    required: ['rows'],
+    examples: [
+      {
+        rows: [
+          {
+            id: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+            values: { column_01JD8Q5B4C6D8E0F2G4H6J8K0M: 'Where is my order 8812?' },
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+            sourceSpanId: 'span_01JD8Q9F5G7H9J1K3M5N7P9Q1R',
+          },
+        ],
+      },
+    ],
+  })
+  .openapi('CreateDatasetRowsFromSpansResponse')
+
+export type CreateDatasetRowsFromSpansResponse = z.infer<
+  typeof CreateDatasetRowsFromSpansResponseSchema
+>
 
 export const UpdateDatasetRowRequestSchema = z
   .strictObject({
@@ -4386,467 +5256,6 @@ export const CreateLogSpanResponseSchema = z
 
 export type CreateLogSpanResponse = z.infer<typeof CreateLogSpanResponseSchema>
 
-export const LogStatusSchema = z
-  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
-  .openapi({
-    description:
-      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
-    examples: ['failure'],
-  })
-  .openapi('LogStatus')
-
-export type LogStatus = z.infer<typeof LogStatusSchema>
-
-export const LogTextValueFilterSchema = z
-  .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
-    operator: z.enum(['equals', 'not-equals', 'contains', 'not-contains']),
-    value: z.string().min(1).max(256),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      'Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
-  })
-  .openapi('LogTextValueFilter')
-
-export type LogTextValueFilter = z.infer<typeof LogTextValueFilterSchema>
-
-export const LogTextListFilterSchema = z
-  .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
-    operator: z.enum(['in', 'not-in']),
-    value: z.array(z.string().min(1).max(256)).min(1).max(100),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'sessionId', operator: 'in', value: ['sess-42', 'sess-43'] }],
-  })
-  .openapi('LogTextListFilter')
-
-export type LogTextListFilter = z.infer<typeof LogTextListFilterSchema>
-
-export const LogTextExistsFilterSchema = z
-  .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
-    operator: z.literal('exists'),
-    value: z.boolean(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'referenceId', operator: 'exists', value: false }],
-  })
-  .openapi('LogTextExistsFilter')
-
-export type LogTextExistsFilter = z.infer<typeof LogTextExistsFilterSchema>
-
-export const LogTextFilterSchema = z
-  .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
-  .openapi({
-    description:
-      'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
-    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
-  })
-  .openapi('LogTextFilter')
-
-export type LogTextFilter = z.infer<typeof LogTextFilterSchema>
-
-export const LogStatusValueFilterSchema = z
-  .strictObject({
-    column: z.literal('status'),
-    operator: z.enum(['equals', 'not-equals']),
-    value: LogStatusSchema,
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: '`equals` / `not-equals` one status.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
-  })
-  .openapi('LogStatusValueFilter')
-
-export type LogStatusValueFilter = z.infer<typeof LogStatusValueFilterSchema>
-
-export const LogStatusListFilterSchema = z
-  .strictObject({
-    column: z.literal('status'),
-    operator: z.enum(['in', 'not-in']),
-    value: z.array(LogStatusSchema).min(1).max(6),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: '`in`: the status is one of the listed statuses; `not-in`: it is none of them.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'status', operator: 'in', value: ['failure', 'aborted'] }],
-  })
-  .openapi('LogStatusListFilter')
-
-export type LogStatusListFilter = z.infer<typeof LogStatusListFilterSchema>
-
-export const LogStatusFilterSchema = z
-  .discriminatedUnion('operator', [LogStatusValueFilterSchema, LogStatusListFilterSchema])
-  .openapi({
-    description: 'Filter on `status`, discriminated by `operator`.',
-    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
-  })
-  .openapi('LogStatusFilter')
-
-export type LogStatusFilter = z.infer<typeof LogStatusFilterSchema>
-
-export const LogNumberFilterSchema = z
-  .strictObject({
-    column: z.enum(['latency', 'cost', 'inputTokens', 'outputTokens', 'totalTokens']),
-    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
-    value: z.number(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      'Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'cost', operator: 'gt', value: 0.01 }],
-  })
-  .openapi('LogNumberFilter')
-
-export type LogNumberFilter = z.infer<typeof LogNumberFilterSchema>
-
-export const LogTimeFilterSchema = z
-  .strictObject({
-    column: z.enum(['startedAt', 'endedAt']),
-    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
-    value: z.int().min(0).max(9007199254740991),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: 'Compares `startedAt` or `endedAt` with a Unix time in milliseconds.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'startedAt', operator: 'gte', value: 1732190400000 }],
-  })
-  .openapi('LogTimeFilter')
-
-export type LogTimeFilter = z.infer<typeof LogTimeFilterSchema>
-
-export const LogTagValueFilterSchema = z
-  .strictObject({
-    column: z.literal('tags'),
-    operator: z.enum(['contains', 'not-contains']),
-    value: z.string().min(1).max(128),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
-  })
-  .openapi('LogTagValueFilter')
-
-export type LogTagValueFilter = z.infer<typeof LogTagValueFilterSchema>
-
-export const LogTagListFilterSchema = z
-  .strictObject({
-    column: z.literal('tags'),
-    operator: z.enum(['in', 'not-in']),
-    value: z.array(z.string().min(1).max(128)).min(1).max(100),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: '`in`: the row has at least one of these tags; `not-in`: it has none of them.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'tags', operator: 'in', value: ['production', 'staging'] }],
-  })
-  .openapi('LogTagListFilter')
-
-export type LogTagListFilter = z.infer<typeof LogTagListFilterSchema>
-
-export const LogTagsFilterSchema = z
-  .discriminatedUnion('operator', [LogTagValueFilterSchema, LogTagListFilterSchema])
-  .openapi({
-    description: 'Filter on `tags`, discriminated by `operator`.',
-    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
-  })
-  .openapi('LogTagsFilter')
-
-export type LogTagsFilter = z.infer<typeof LogTagsFilterSchema>
-
-export const LogAttributeValueFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['equals', 'not-equals']),
-    value: z.union([z.string().max(4096), z.number(), z.boolean()]),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
-  })
-  .openapi('LogAttributeValueFilter')
-
-export type LogAttributeValueFilter = z.infer<typeof LogAttributeValueFilterSchema>
-
-export const LogAttributeTextFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['contains', 'not-contains']),
-    value: z.string().min(1).max(4096),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'feedback', operator: 'contains', value: 'slow' }],
-  })
-  .openapi('LogAttributeTextFilter')
-
-export type LogAttributeTextFilter = z.infer<typeof LogAttributeTextFilterSchema>
-
-export const LogAttributeNumberFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['gt', 'gte', 'lt', 'lte']),
-    value: z.number(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      'Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'retries', operator: 'gte', value: 2 }],
-  })
-  .openapi('LogAttributeNumberFilter')
-
-export type LogAttributeNumberFilter = z.infer<typeof LogAttributeNumberFilterSchema>
-
-export const LogAttributeListFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['in', 'not-in']),
-    value: z
-      .array(z.union([z.string().max(4096), z.number(), z.boolean()]))
-      .min(1)
-      .max(100),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] }],
-  })
-  .openapi('LogAttributeListFilter')
-
-export type LogAttributeListFilter = z.infer<typeof LogAttributeListFilterSchema>
-
-export const LogAttributeExistsFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.literal('exists'),
-    value: z.boolean(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'feedback', operator: 'exists', value: true }],
-  })
-  .openapi('LogAttributeExistsFilter')
-
-export type LogAttributeExistsFilter = z.infer<typeof LogAttributeExistsFilterSchema>
-
-export const LogAttributeFilterSchema = z
-  .discriminatedUnion('operator', [
-    LogAttributeValueFilterSchema,
-    LogAttributeTextFilterSchema,
-    LogAttributeNumberFilterSchema,
-    LogAttributeListFilterSchema,
-    LogAttributeExistsFilterSchema,
-  ])
-  .openapi({
-    description: 'Filter on one attribute, named by `key`, discriminated by `operator`.',
-    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
-  })
-  .openapi('LogAttributeFilter')
-
-export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
-
-export const LogFilterSchema = z
-  .discriminatedUnion('column', [
-    LogTextFilterSchema,
-    LogStatusFilterSchema,
-    LogNumberFilterSchema,
-    LogTimeFilterSchema,
-    LogTagsFilterSchema,
-    LogAttributeFilterSchema,
-  ])
-  .openapi({
-    description:
-      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
-    examples: [
-      { column: 'status', operator: 'equals', value: 'failure' },
-      { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
-    ],
-  })
-  .openapi('LogFilter')
-
-export type LogFilter = z.infer<typeof LogFilterSchema>
-
-export const LogSortSchema = z
-  .enum(['startedAt:asc', 'startedAt:desc'])
-  .default('startedAt:desc')
-  .openapi({
-    description:
-      'Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).',
-    examples: ['startedAt:desc'],
-  })
-  .openapi('LogSort')
-
-export type LogSort = z.infer<typeof LogSortSchema>
-
 export const SearchLogTracesRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
@@ -5163,113 +5572,6 @@ export const LogTraceExportLineSchema = z
   .openapi('LogTraceExportLine')
 
 export type LogTraceExportLine = z.infer<typeof LogTraceExportLineSchema>
-
-export const SearchLogSpansRequestSchema = z
-  .strictObject({
-    projectId: EntityIdSchema.openapi({ description: 'Project to search.' }),
-    promptId: EntityIdSchema.exactOptional().openapi({
-      description:
-        'Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned.',
-    }),
-    model: z
-      .string()
-      .min(1)
-      .max(200)
-      .exactOptional()
-      .openapi({
-        description:
-          "Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match).",
-      }),
-    provider: z
-      .string()
-      .min(1)
-      .max(200)
-      .exactOptional()
-      .openapi({
-        description:
-          "Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match).",
-      }),
-    startedAfter: z
-      .int()
-      .min(0)
-      .max(9007199254740991)
-      .exactOptional()
-      .openapi({
-        description:
-          'Only rows that started at or after this Unix time in milliseconds (inclusive).',
-      }),
-    startedBefore: z
-      .int()
-      .min(0)
-      .max(9007199254740991)
-      .exactOptional()
-      .openapi({
-        description:
-          'Only rows that started at or before this Unix time in milliseconds (inclusive).',
-      }),
-    status: LogStatusSchema.exactOptional(),
-    name: z
-      .string()
-      .min(1)
-      .max(256)
-      .exactOptional()
-      .openapi({
-        description: 'Case-insensitive substring of the span name or of the name of its trace.',
-      }),
-    referenceId: z
-      .string()
-      .min(1)
-      .max(128)
-      .exactOptional()
-      .openapi({ description: 'Exact span `referenceId`.' }),
-    sessionId: z
-      .string()
-      .min(1)
-      .max(128)
-      .exactOptional()
-      .openapi({ description: 'Exact span `sessionId`.' }),
-    filters: z
-      .array(LogFilterSchema)
-      .max(20)
-      .exactOptional()
-      .openapi({
-        description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
-      }),
-    sort: LogSortSchema.exactOptional(),
-    limit: z
-      .int()
-      .min(1)
-      .max(200)
-      .default(50)
-      .exactOptional()
-      .openapi({ description: 'Page size, 1 to 200. Default 50.' }),
-    cursor: z
-      .string()
-      .min(1)
-      .max(2048)
-      .exactOptional()
-      .openapi({
-        description:
-          'The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR).',
-      }),
-  })
-  .openapi({
-    description:
-      'Search for spans of one project, across all content types (built-in and custom) unless a `contentType` filter narrows it. Every field except `projectId` is optional; all given conditions are ANDed.',
-    required: ['projectId'],
-    examples: [
-      {
-        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
-        promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
-        provider: 'openai',
-        filters: [{ column: 'cost', operator: 'gt', value: 0.01 }],
-        limit: 100,
-      },
-    ],
-  })
-  .openapi('SearchLogSpansRequest')
-
-export type SearchLogSpansRequest = z.infer<typeof SearchLogSpansRequestSchema>
 
 export const LogSpanSchema = z
   .strictObject({
@@ -8450,6 +8752,145 @@ export const getPromptsPromptIdEvaluationsEvaluationIdResultsRoute = createRoute
   },
 })
 
+export const getPromptsPromptIdEvaluationsEvaluationIdComparisonRoute = createRoute({
+  method: 'get',
+  path: '/prompts/{promptId}/evaluations/{evaluationId}/comparison',
+  tags: ['Evaluations'],
+  summary: 'Compare an evaluation run with a baseline run',
+  description:
+    "200 with the run (the candidate) compared with `baselineId` (the baseline), a run of any prompt of the workspace over the same dataset: the totals of both runs with their deltas (candidate minus baseline), how many rows changed in each way, and one page of rows with both results side by side. Both runs must be `completed` and of the same dataset; otherwise `400 VALIDATION_ERROR` naming `baselineId`. A baseline run of another workspace is `404`, one of a project outside the key's projects `403`. Rows are every row either run has a result for, ordered by row id (the order the rows were added to the dataset) and paged on it; `change` keeps one kind of change, e.g. `regressed` for the rows a CI gate fails on. `totals` cover the whole comparison whatever the filter or page.",
+  operationId: 'compareEvaluations',
+  request: {
+    params: z.object({ promptId: PromptIdParamsSchema, evaluationId: EvaluationIdParamsSchema }),
+    query: z.object({
+      baselineId: EntityIdSchema.openapi({
+        param: {
+          name: 'baselineId',
+          in: 'query',
+          required: true,
+          description:
+            "Id of the baseline run, the one the candidate (the path's run) is compared with.",
+          schema: { $ref: '#/components/schemas/EntityId' },
+          example: 'evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K',
+        },
+      }),
+      change: EvaluationRowChangeSchema.exactOptional().openapi({
+        param: {
+          name: 'change',
+          in: 'query',
+          required: false,
+          description: 'Only rows with this change.',
+          schema: { $ref: '#/components/schemas/EvaluationRowChange' },
+          example: 'regressed',
+        },
+      }),
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The comparison, with one page of rows.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: EvaluationComparisonSchema,
+          example: {
+            baselineId: 'evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K',
+            candidateId: 'evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N',
+            datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+            totals: {
+              baseline: {
+                results: 2,
+                passRuns: 2,
+                failRuns: 0,
+                unknownRuns: 0,
+                passRate: 1,
+                totalCost: 0.0008,
+                totalLatency: 1600,
+                totalTokenCount: 460,
+              },
+              candidate: {
+                results: 2,
+                passRuns: 1,
+                failRuns: 1,
+                unknownRuns: 0,
+                passRate: 0.5,
+                totalCost: 0.0006,
+                totalLatency: 1400,
+                totalTokenCount: 400,
+              },
+              delta: {
+                passRate: -0.5,
+                totalCost: -0.0002,
+                totalLatency: -200,
+                totalTokenCount: -60,
+              },
+              changes: {
+                regressed: 1,
+                improved: 0,
+                changed: 0,
+                unchanged: 1,
+                added: 0,
+                removed: 0,
+              },
+            },
+            rows: [
+              {
+                rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                change: 'regressed',
+                baseline: {
+                  id: 'evalresult_01JD8Q8A0B2C4D6E8F0G2H4J6K',
+                  rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                  grade: 'pass',
+                  score: 1,
+                  reason: 'Matches.',
+                  output: 'Use the "Forgot password" link on the sign-in page.',
+                  error: null,
+                  cost: 0.0004,
+                  latency: 800,
+                  tokenCount: 230,
+                  createdAt: 1732190302100,
+                },
+                candidate: {
+                  id: 'evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P',
+                  rowId: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                  grade: 'fail',
+                  score: 0,
+                  reason: 'Does not match.',
+                  output: 'Please contact support.',
+                  error: null,
+                  cost: 0.0003,
+                  latency: 700,
+                  tokenCount: 200,
+                  createdAt: 1732190402100,
+                },
+              },
+            ],
+            pagination: {
+              limit: 1,
+              returned: 1,
+              hasMore: true,
+              nextCursor:
+                'eyJ2IjoxLCJxIjoiYWJjIiwiayI6WyJyb3dfMDFKRDhRNUM1RDdFOUYxRzNINUo3SzlNMU4iXX0.c2ln',
+            },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
 export const getDatasetsRoute = createRoute({
   method: 'get',
   path: '/datasets',
@@ -9063,6 +9504,64 @@ export const postDatasetsDatasetIdRowsRoute = createRoute({
                 },
                 createdAt: 1732190400000,
                 updatedAt: 1732190400000,
+              },
+            ],
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postDatasetsDatasetIdRowsFromSpansRoute = createRoute({
+  method: 'post',
+  path: '/datasets/{datasetId}/rows/from-spans',
+  tags: ['Datasets'],
+  summary: 'Add rows to a dataset from logged spans',
+  description:
+    "Adds one row per span, all or none, and returns 201 with the created rows, each with `sourceSpanId`. The spans are named by `spanIds` (1 to 100, in that order) or found by `search` (a span search of the dataset's project; the first `maxRows` spans in the search's order, at most 1000); exactly one of the two. Each span's `variables` fill the columns of the same name, its output text fills `outputColumn` and its input text `inputColumn` when given (the text of the assistant messages of a Model span in platform form, the stored text otherwise). Rules: both or neither of `spanIds` and `search`, a search of another project, a variable or a named column with no column of that name (one detail per missing column, `columns.<name>`, nothing is created), or a value over 100,000 characters → 400 VALIDATION_ERROR; a span id of no span of the dataset's project → 404. A search matching nothing adds no rows (201 with `rows: []`).",
+  operationId: 'createDatasetRowsFromSpans',
+  request: {
+    params: z.object({ datasetId: DatasetIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: CreateDatasetRowsFromSpansRequestSchema,
+          example: { spanIds: ['span_01JD8Q9F5G7H9J1K3M5N7P9Q1R'], outputColumn: 'expected' },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: 'The created rows, one per span, in the order of `spanIds` or of the search.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: CreateDatasetRowsFromSpansResponseSchema,
+          example: {
+            rows: [
+              {
+                id: 'row_01JD8Q5C5D7E9F1G3H5J7K9M1N',
+                values: {
+                  column_01JD8Q5B4C6D8E0F2G4H6J8K0M: 'Where is my order 8812?',
+                  column_01JD8Q5B4C6D8E0F2G4H6J8K0N: 'It ships tomorrow.',
+                },
+                createdAt: 1732190400000,
+                updatedAt: 1732190400000,
+                sourceSpanId: 'span_01JD8Q9F5G7H9J1K3M5N7P9Q1R',
               },
             ],
           },

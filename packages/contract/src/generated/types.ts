@@ -596,6 +596,37 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prompts/{promptId}/evaluations/{evaluationId}/comparison": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+                /**
+                 * @description Id of the evaluation run.
+                 * @example evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N
+                 */
+                evaluationId: components["parameters"]["EvaluationId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Compare an evaluation run with a baseline run
+         * @description 200 with the run (the candidate) compared with `baselineId` (the baseline), a run of any prompt of the workspace over the same dataset: the totals of both runs with their deltas (candidate minus baseline), how many rows changed in each way, and one page of rows with both results side by side. Both runs must be `completed` and of the same dataset; otherwise `400 VALIDATION_ERROR` naming `baselineId`. A baseline run of another workspace is `404`, one of a project outside the key's projects `403`. Rows are every row either run has a result for, ordered by row id (the order the rows were added to the dataset) and paged on it; `change` keeps one kind of change, e.g. `regressed` for the rows a CI gate fails on. `totals` cover the whole comparison whatever the filter or page.
+         */
+        get: operations["compareEvaluations"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/datasets": {
         parameters: {
             query?: never;
@@ -739,6 +770,32 @@ export type paths = {
          * @description Adds 1 to 100 rows, all or none and in the given order, and returns 201 with the created rows (cells keyed by column id, every column present). `rowCount` grows by the number of rows in the same transaction. Keys of each row's `values` are column names by default, or column ids with `valuesBy=columnId`; columns left out get `null`. Rules: 0 or 101+ rows → 400 VALIDATION_ERROR; a key that names no column of the dataset → 400 VALIDATION_ERROR whose detail names the key (`rows.2.values.answr`); a string cell over 100,000 characters → 400 VALIDATION_ERROR.
          */
         post: operations["createDatasetRows"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/datasets/{datasetId}/rows/from-spans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the dataset.
+                 * @example dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K
+                 */
+                datasetId: components["parameters"]["DatasetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Add rows to a dataset from logged spans
+         * @description Adds one row per span, all or none, and returns 201 with the created rows, each with `sourceSpanId`. The spans are named by `spanIds` (1 to 100, in that order) or found by `search` (a span search of the dataset's project; the first `maxRows` spans in the search's order, at most 1000); exactly one of the two. Each span's `variables` fill the columns of the same name, its output text fills `outputColumn` and its input text `inputColumn` when given (the text of the assistant messages of a Model span in platform form, the stored text otherwise). Rules: both or neither of `spanIds` and `search`, a search of another project, a variable or a named column with no column of that name (one detail per missing column, `columns.<name>`, nothing is created), or a value over 100,000 characters → 400 VALIDATION_ERROR; a span id of no span of the dataset's project → 404. A search matching nothing adds no rows (201 with `rows: []`).
+         */
+        post: operations["createDatasetRowsFromSpans"];
         delete?: never;
         options?: never;
         head?: never;
@@ -3309,6 +3366,8 @@ export type components = {
             values: components["schemas"]["DatasetRowValues"];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
+            /** @description The logged span the row was made from (`createDatasetRowsFromSpans`); present only on such rows. The span may have been deleted since. */
+            sourceSpanId?: components["schemas"]["EntityId"];
         };
         /**
          * @description The outcome of one dataset row in an evaluation run. `cost` (USD), `latency` (milliseconds) and `tokenCount` (input plus output tokens) describe the prompt's model call for the row, not the judge's; they are 0 when unknown (no price for the model, or the call failed). A row that failed (model call error, a missing variable value) has grade `unknown`, score 0, an empty `reason` and its cause in `error`.
@@ -3374,6 +3433,213 @@ export type components = {
          */
         EvaluationResultList: {
             results: components["schemas"]["EvaluationResult"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description How a row's result changed from the baseline run to the candidate run, the first that applies:
+         *
+         *     | Change | When |
+         *     |---|---|
+         *     | `added` | only the candidate has a result for the row |
+         *     | `removed` | only the baseline has a result for the row |
+         *     | `regressed` | the baseline passed, the candidate did not (`fail`, or `unknown`: the row failed) |
+         *     | `improved` | the baseline did not pass, the candidate passed |
+         *     | `changed` | another difference of grade, or a different score or output |
+         *     | `unchanged` | same grade, score and output |
+         * @example regressed
+         * @enum {string}
+         */
+        EvaluationRowChange: "regressed" | "improved" | "changed" | "unchanged" | "added" | "removed";
+        /**
+         * @description One run's totals in a comparison: its counts per grade and sums over its prompt calls (the run's `metrics`), and `passRate`, the share of its results that passed (`null` without results).
+         * @example {
+         *       "results": 2,
+         *       "passRuns": 1,
+         *       "failRuns": 1,
+         *       "unknownRuns": 0,
+         *       "passRate": 0.5,
+         *       "totalCost": 0.0006,
+         *       "totalLatency": 1400,
+         *       "totalTokenCount": 400
+         *     }
+         */
+        EvaluationRunTotals: {
+            /** @description Results of the run (pass, fail and unknown). */
+            results: number;
+            passRuns: number;
+            failRuns: number;
+            unknownRuns: number;
+            /** @description passRuns ÷ results, `null` when the run has no results. */
+            passRate: number | null;
+            /** @description USD. */
+            totalCost: number;
+            /** @description Milliseconds. */
+            totalLatency: number;
+            totalTokenCount: number;
+        };
+        /**
+         * @description The candidate's totals minus the baseline's; `passRate` is `null` when either run has no results.
+         * @example {
+         *       "passRate": -0.5,
+         *       "totalCost": -0.0002,
+         *       "totalLatency": -200,
+         *       "totalTokenCount": -60
+         *     }
+         */
+        EvaluationTotalsDelta: {
+            passRate: number | null;
+            totalCost: number;
+            totalLatency: number;
+            totalTokenCount: number;
+        };
+        /**
+         * @description How many rows of the comparison had each change (see `EvaluationRowChange`), whatever the filter.
+         * @example {
+         *       "regressed": 1,
+         *       "improved": 0,
+         *       "changed": 0,
+         *       "unchanged": 1,
+         *       "added": 0,
+         *       "removed": 0
+         *     }
+         */
+        EvaluationChangeCounts: {
+            regressed: number;
+            improved: number;
+            changed: number;
+            unchanged: number;
+            added: number;
+            removed: number;
+        };
+        /**
+         * @description Both runs' totals, their deltas and the counts of each change, over the whole comparison.
+         * @example {
+         *       "baseline": {
+         *         "results": 1,
+         *         "passRuns": 1,
+         *         "failRuns": 0,
+         *         "unknownRuns": 0,
+         *         "passRate": 1,
+         *         "totalCost": 0.0004,
+         *         "totalLatency": 800,
+         *         "totalTokenCount": 230
+         *       },
+         *       "candidate": {
+         *         "results": 1,
+         *         "passRuns": 0,
+         *         "failRuns": 1,
+         *         "unknownRuns": 0,
+         *         "passRate": 0,
+         *         "totalCost": 0.0003,
+         *         "totalLatency": 700,
+         *         "totalTokenCount": 200
+         *       },
+         *       "delta": {
+         *         "passRate": -1,
+         *         "totalCost": -0.0001,
+         *         "totalLatency": -100,
+         *         "totalTokenCount": -30
+         *       },
+         *       "changes": {
+         *         "regressed": 1,
+         *         "improved": 0,
+         *         "changed": 0,
+         *         "unchanged": 0,
+         *         "added": 0,
+         *         "removed": 0
+         *       }
+         *     }
+         */
+        EvaluationComparisonTotals: {
+            baseline: components["schemas"]["EvaluationRunTotals"];
+            candidate: components["schemas"]["EvaluationRunTotals"];
+            delta: components["schemas"]["EvaluationTotalsDelta"];
+            changes: components["schemas"]["EvaluationChangeCounts"];
+        };
+        /**
+         * @description One dataset row's results in both runs, side by side; a side is `null` when that run has no result for the row.
+         * @example {
+         *       "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+         *       "change": "added",
+         *       "baseline": null,
+         *       "candidate": {
+         *         "id": "evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P",
+         *         "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+         *         "grade": "pass",
+         *         "score": 1,
+         *         "reason": "Matches.",
+         *         "output": "Use the \"Forgot password\" link on the sign-in page.",
+         *         "error": null,
+         *         "cost": 0.0003,
+         *         "latency": 700,
+         *         "tokenCount": 200,
+         *         "createdAt": 1732190402100
+         *       }
+         *     }
+         */
+        EvaluationRowComparison: {
+            rowId: components["schemas"]["EntityId"];
+            change: components["schemas"]["EvaluationRowChange"];
+            baseline: components["schemas"]["EvaluationResult"] | null;
+            candidate: components["schemas"]["EvaluationResult"] | null;
+        };
+        /**
+         * @description A candidate run compared with a baseline run of the same dataset: totals over the whole comparison and one page of rows, ordered by row id.
+         * @example {
+         *       "baselineId": "evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K",
+         *       "candidateId": "evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N",
+         *       "datasetId": "dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K",
+         *       "totals": {
+         *         "baseline": {
+         *           "results": 0,
+         *           "passRuns": 0,
+         *           "failRuns": 0,
+         *           "unknownRuns": 0,
+         *           "passRate": null,
+         *           "totalCost": 0,
+         *           "totalLatency": 0,
+         *           "totalTokenCount": 0
+         *         },
+         *         "candidate": {
+         *           "results": 0,
+         *           "passRuns": 0,
+         *           "failRuns": 0,
+         *           "unknownRuns": 0,
+         *           "passRate": null,
+         *           "totalCost": 0,
+         *           "totalLatency": 0,
+         *           "totalTokenCount": 0
+         *         },
+         *         "delta": {
+         *           "passRate": null,
+         *           "totalCost": 0,
+         *           "totalLatency": 0,
+         *           "totalTokenCount": 0
+         *         },
+         *         "changes": {
+         *           "regressed": 0,
+         *           "improved": 0,
+         *           "changed": 0,
+         *           "unchanged": 0,
+         *           "added": 0,
+         *           "removed": 0
+         *         }
+         *       },
+         *       "rows": [],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 0,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        EvaluationComparison: {
+            baselineId: components["schemas"]["EntityId"];
+            candidateId: components["schemas"]["EntityId"];
+            datasetId: components["schemas"]["EntityId"];
+            totals: components["schemas"]["EvaluationComparisonTotals"];
+            rows: components["schemas"]["EvaluationRowComparison"][];
             pagination: components["schemas"]["Pagination"];
         };
         /**
@@ -3895,6 +4161,498 @@ export type components = {
          *     }
          */
         CreateDatasetRowsResponse: {
+            rows: components["schemas"]["DatasetRow"][];
+        };
+        /**
+         * @description Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).
+         * @example failure
+         * @enum {string}
+         */
+        LogStatus: "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
+        /**
+         * @description Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.
+         * @example {
+         *       "column": "name",
+         *       "operator": "contains",
+         *       "value": "checkout"
+         *     }
+         */
+        LogTextValueFilter: {
+            /** @enum {string} */
+            column: "name" | "sessionId" | "referenceId" | "contentType";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "equals" | "not-equals" | "contains" | "not-contains";
+            value: string;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.
+         * @example {
+         *       "column": "sessionId",
+         *       "operator": "in",
+         *       "value": [
+         *         "sess-42",
+         *         "sess-43"
+         *       ]
+         *     }
+         */
+        LogTextListFilter: {
+            /** @enum {string} */
+            column: "name" | "sessionId" | "referenceId" | "contentType";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: string[];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).
+         * @example {
+         *       "column": "referenceId",
+         *       "operator": "exists",
+         *       "value": false
+         *     }
+         */
+        LogTextExistsFilter: {
+            /** @enum {string} */
+            column: "name" | "sessionId" | "referenceId" | "contentType";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "exists";
+            value: boolean;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.
+         * @example {
+         *       "column": "name",
+         *       "operator": "contains",
+         *       "value": "checkout"
+         *     }
+         */
+        LogTextFilter: components["schemas"]["LogTextValueFilter"] | components["schemas"]["LogTextListFilter"] | components["schemas"]["LogTextExistsFilter"];
+        /**
+         * @description `equals` / `not-equals` one status.
+         * @example {
+         *       "column": "status",
+         *       "operator": "equals",
+         *       "value": "failure"
+         *     }
+         */
+        LogStatusValueFilter: {
+            /** @enum {string} */
+            column: "status";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "equals" | "not-equals";
+            value: components["schemas"]["LogStatus"];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the status is one of the listed statuses; `not-in`: it is none of them.
+         * @example {
+         *       "column": "status",
+         *       "operator": "in",
+         *       "value": [
+         *         "failure",
+         *         "aborted"
+         *       ]
+         *     }
+         */
+        LogStatusListFilter: {
+            /** @enum {string} */
+            column: "status";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: components["schemas"]["LogStatus"][];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on `status`, discriminated by `operator`.
+         * @example {
+         *       "column": "status",
+         *       "operator": "equals",
+         *       "value": "failure"
+         *     }
+         */
+        LogStatusFilter: components["schemas"]["LogStatusValueFilter"] | components["schemas"]["LogStatusListFilter"];
+        /**
+         * @description Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.
+         * @example {
+         *       "column": "cost",
+         *       "operator": "gt",
+         *       "value": 0.01
+         *     }
+         */
+        LogNumberFilter: {
+            /** @enum {string} */
+            column: "latency" | "cost" | "inputTokens" | "outputTokens" | "totalTokens";
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
+            value: number;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Compares `startedAt` or `endedAt` with a Unix time in milliseconds.
+         * @example {
+         *       "column": "startedAt",
+         *       "operator": "gte",
+         *       "value": 1732190400000
+         *     }
+         */
+        LogTimeFilter: {
+            /** @enum {string} */
+            column: "startedAt" | "endedAt";
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
+            /** Format: int64 */
+            value: number;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.
+         * @example {
+         *       "column": "tags",
+         *       "operator": "contains",
+         *       "value": "production"
+         *     }
+         */
+        LogTagValueFilter: {
+            /** @enum {string} */
+            column: "tags";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "contains" | "not-contains";
+            value: string;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the row has at least one of these tags; `not-in`: it has none of them.
+         * @example {
+         *       "column": "tags",
+         *       "operator": "in",
+         *       "value": [
+         *         "production",
+         *         "staging"
+         *       ]
+         *     }
+         */
+        LogTagListFilter: {
+            /** @enum {string} */
+            column: "tags";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: string[];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on `tags`, discriminated by `operator`.
+         * @example {
+         *       "column": "tags",
+         *       "operator": "contains",
+         *       "value": "production"
+         *     }
+         */
+        LogTagsFilter: components["schemas"]["LogTagValueFilter"] | components["schemas"]["LogTagListFilter"];
+        /**
+         * @description `equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "equals",
+         *       "value": "pro"
+         *     }
+         */
+        LogAttributeValueFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "equals" | "not-equals";
+            value: string | number | boolean;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "feedback",
+         *       "operator": "contains",
+         *       "value": "slow"
+         *     }
+         */
+        LogAttributeTextFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "contains" | "not-contains";
+            value: string;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "retries",
+         *       "operator": "gte",
+         *       "value": 2
+         *     }
+         */
+        LogAttributeNumberFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "gt" | "gte" | "lt" | "lte";
+            value: number;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "in",
+         *       "value": [
+         *         "pro",
+         *         "team"
+         *       ]
+         *     }
+         */
+        LogAttributeListFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: (string | number | boolean)[];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.
+         * @example {
+         *       "column": "attributes",
+         *       "key": "feedback",
+         *       "operator": "exists",
+         *       "value": true
+         *     }
+         */
+        LogAttributeExistsFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "exists";
+            value: boolean;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on one attribute, named by `key`, discriminated by `operator`.
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "equals",
+         *       "value": "pro"
+         *     }
+         */
+        LogAttributeFilter: components["schemas"]["LogAttributeValueFilter"] | components["schemas"]["LogAttributeTextFilter"] | components["schemas"]["LogAttributeNumberFilter"] | components["schemas"]["LogAttributeListFilter"] | components["schemas"]["LogAttributeExistsFilter"];
+        /**
+         * @description One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by
+         *     `column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the
+         *     operators and value types below; anything else is 400 VALIDATION_ERROR.
+         *
+         *     | column | operators | value | on traces | on spans |
+         *     |---|---|---|---|---|
+         *     | `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |
+         *     | `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |
+         *     | `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |
+         *     | `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |
+         *     | `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |
+         *     | `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |
+         *     | `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |
+         *     | `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |
+         *     | `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |
+         *     | `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |
+         *     | `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |
+         *     | `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |
+         *     | `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |
+         *
+         *     `equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`
+         *     and `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A
+         *     column without a value (`null`, or an absent attribute key) matches only the negative operators
+         *     (`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and
+         *     ignored, for clients of the hosted service.
+         * @example {
+         *       "column": "status",
+         *       "operator": "equals",
+         *       "value": "failure"
+         *     }
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "in",
+         *       "value": [
+         *         "pro",
+         *         "team"
+         *       ]
+         *     }
+         */
+        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"];
+        /**
+         * @description Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).
+         * @default startedAt:desc
+         * @example startedAt:desc
+         * @enum {string}
+         */
+        LogSort: "startedAt:asc" | "startedAt:desc";
+        /**
+         * @description Search for spans of one project, across all content types (built-in and custom) unless a `contentType` filter narrows it. Every field except `projectId` is optional; all given conditions are ANDed.
+         * @example {
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+         *       "provider": "openai",
+         *       "filters": [
+         *         {
+         *           "column": "cost",
+         *           "operator": "gt",
+         *           "value": 0.01
+         *         }
+         *       ],
+         *       "limit": 100
+         *     }
+         */
+        SearchLogSpansRequest: {
+            /** @description Project to search. */
+            projectId: components["schemas"]["EntityId"];
+            /** @description Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned. */
+            promptId?: components["schemas"]["EntityId"];
+            /** @description Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match). */
+            model?: string;
+            /** @description Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match). */
+            provider?: string;
+            /**
+             * Format: int64
+             * @description Only rows that started at or after this Unix time in milliseconds (inclusive).
+             */
+            startedAfter?: number;
+            /**
+             * Format: int64
+             * @description Only rows that started at or before this Unix time in milliseconds (inclusive).
+             */
+            startedBefore?: number;
+            status?: components["schemas"]["LogStatus"];
+            /** @description Case-insensitive substring of the span name or of the name of its trace. */
+            name?: string;
+            /** @description Exact span `referenceId`. */
+            referenceId?: string;
+            /** @description Exact span `sessionId`. */
+            sessionId?: string;
+            /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
+            filters?: components["schemas"]["LogFilter"][];
+            sort?: components["schemas"]["LogSort"];
+            /**
+             * @description Page size, 1 to 200. Default 50.
+             * @default 50
+             */
+            limit?: number;
+            /** @description The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
+            cursor?: string;
+        };
+        /**
+         * @description Which spans become rows (`spanIds` or `search`, exactly one) and which columns receive their output and input; their `variables` go to the columns of the same name.
+         * @example {
+         *       "search": {
+         *         "projectId": "project_01JD8Q3B2C4D6E8F0G2H4J6K8M",
+         *         "status": "success"
+         *       },
+         *       "maxRows": 500,
+         *       "outputColumn": "expected"
+         *     }
+         */
+        CreateDatasetRowsFromSpansRequest: {
+            /** @description The spans, by id; one row each, in this order. */
+            spanIds?: components["schemas"]["EntityId"][];
+            /** @description A span search of the dataset's project (its `limit` and `cursor` are not used; see `maxRows`). */
+            search?: components["schemas"]["SearchLogSpansRequest"];
+            /**
+             * @description With `search`, how many of its spans become rows at most (the first, in the search's order).
+             * @default 100
+             */
+            maxRows?: number;
+            /** @description The column that receives each span's output text. */
+            outputColumn?: components["schemas"]["DatasetColumnName"];
+            /** @description The column that receives each span's input text. */
+            inputColumn?: components["schemas"]["DatasetColumnName"];
+        };
+        /**
+         * @description The rows that were added, one per span, each with its `sourceSpanId`.
+         * @example {
+         *       "rows": [
+         *         {
+         *           "id": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+         *           "values": {
+         *             "column_01JD8Q5B4C6D8E0F2G4H6J8K0M": "Where is my order 8812?"
+         *           },
+         *           "createdAt": 1732190400000,
+         *           "updatedAt": 1732190400000,
+         *           "sourceSpanId": "span_01JD8Q9F5G7H9J1K3M5N7P9Q1R"
+         *         }
+         *       ]
+         *     }
+         */
+        CreateDatasetRowsFromSpansResponse: {
             rows: components["schemas"]["DatasetRow"][];
         };
         /**
@@ -4500,400 +5258,6 @@ export type components = {
             spanId: components["schemas"]["EntityId"];
         };
         /**
-         * @description Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).
-         * @example failure
-         * @enum {string}
-         */
-        LogStatus: "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
-        /**
-         * @description Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.
-         * @example {
-         *       "column": "name",
-         *       "operator": "contains",
-         *       "value": "checkout"
-         *     }
-         */
-        LogTextValueFilter: {
-            /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "equals" | "not-equals" | "contains" | "not-contains";
-            value: string;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.
-         * @example {
-         *       "column": "sessionId",
-         *       "operator": "in",
-         *       "value": [
-         *         "sess-42",
-         *         "sess-43"
-         *       ]
-         *     }
-         */
-        LogTextListFilter: {
-            /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: string[];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).
-         * @example {
-         *       "column": "referenceId",
-         *       "operator": "exists",
-         *       "value": false
-         *     }
-         */
-        LogTextExistsFilter: {
-            /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "exists";
-            value: boolean;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.
-         * @example {
-         *       "column": "name",
-         *       "operator": "contains",
-         *       "value": "checkout"
-         *     }
-         */
-        LogTextFilter: components["schemas"]["LogTextValueFilter"] | components["schemas"]["LogTextListFilter"] | components["schemas"]["LogTextExistsFilter"];
-        /**
-         * @description `equals` / `not-equals` one status.
-         * @example {
-         *       "column": "status",
-         *       "operator": "equals",
-         *       "value": "failure"
-         *     }
-         */
-        LogStatusValueFilter: {
-            /** @enum {string} */
-            column: "status";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "equals" | "not-equals";
-            value: components["schemas"]["LogStatus"];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the status is one of the listed statuses; `not-in`: it is none of them.
-         * @example {
-         *       "column": "status",
-         *       "operator": "in",
-         *       "value": [
-         *         "failure",
-         *         "aborted"
-         *       ]
-         *     }
-         */
-        LogStatusListFilter: {
-            /** @enum {string} */
-            column: "status";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: components["schemas"]["LogStatus"][];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on `status`, discriminated by `operator`.
-         * @example {
-         *       "column": "status",
-         *       "operator": "equals",
-         *       "value": "failure"
-         *     }
-         */
-        LogStatusFilter: components["schemas"]["LogStatusValueFilter"] | components["schemas"]["LogStatusListFilter"];
-        /**
-         * @description Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.
-         * @example {
-         *       "column": "cost",
-         *       "operator": "gt",
-         *       "value": 0.01
-         *     }
-         */
-        LogNumberFilter: {
-            /** @enum {string} */
-            column: "latency" | "cost" | "inputTokens" | "outputTokens" | "totalTokens";
-            /** @enum {string} */
-            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
-            value: number;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Compares `startedAt` or `endedAt` with a Unix time in milliseconds.
-         * @example {
-         *       "column": "startedAt",
-         *       "operator": "gte",
-         *       "value": 1732190400000
-         *     }
-         */
-        LogTimeFilter: {
-            /** @enum {string} */
-            column: "startedAt" | "endedAt";
-            /** @enum {string} */
-            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
-            /** Format: int64 */
-            value: number;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.
-         * @example {
-         *       "column": "tags",
-         *       "operator": "contains",
-         *       "value": "production"
-         *     }
-         */
-        LogTagValueFilter: {
-            /** @enum {string} */
-            column: "tags";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "contains" | "not-contains";
-            value: string;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the row has at least one of these tags; `not-in`: it has none of them.
-         * @example {
-         *       "column": "tags",
-         *       "operator": "in",
-         *       "value": [
-         *         "production",
-         *         "staging"
-         *       ]
-         *     }
-         */
-        LogTagListFilter: {
-            /** @enum {string} */
-            column: "tags";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: string[];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on `tags`, discriminated by `operator`.
-         * @example {
-         *       "column": "tags",
-         *       "operator": "contains",
-         *       "value": "production"
-         *     }
-         */
-        LogTagsFilter: components["schemas"]["LogTagValueFilter"] | components["schemas"]["LogTagListFilter"];
-        /**
-         * @description `equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "equals",
-         *       "value": "pro"
-         *     }
-         */
-        LogAttributeValueFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "equals" | "not-equals";
-            value: string | number | boolean;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "feedback",
-         *       "operator": "contains",
-         *       "value": "slow"
-         *     }
-         */
-        LogAttributeTextFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "contains" | "not-contains";
-            value: string;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "retries",
-         *       "operator": "gte",
-         *       "value": 2
-         *     }
-         */
-        LogAttributeNumberFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "gt" | "gte" | "lt" | "lte";
-            value: number;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "in",
-         *       "value": [
-         *         "pro",
-         *         "team"
-         *       ]
-         *     }
-         */
-        LogAttributeListFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: (string | number | boolean)[];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.
-         * @example {
-         *       "column": "attributes",
-         *       "key": "feedback",
-         *       "operator": "exists",
-         *       "value": true
-         *     }
-         */
-        LogAttributeExistsFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "exists";
-            value: boolean;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on one attribute, named by `key`, discriminated by `operator`.
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "equals",
-         *       "value": "pro"
-         *     }
-         */
-        LogAttributeFilter: components["schemas"]["LogAttributeValueFilter"] | components["schemas"]["LogAttributeTextFilter"] | components["schemas"]["LogAttributeNumberFilter"] | components["schemas"]["LogAttributeListFilter"] | components["schemas"]["LogAttributeExistsFilter"];
-        /**
-         * @description One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by
-         *     `column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the
-         *     operators and value types below; anything else is 400 VALIDATION_ERROR.
-         *
-         *     | column | operators | value | on traces | on spans |
-         *     |---|---|---|---|---|
-         *     | `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |
-         *     | `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |
-         *     | `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |
-         *     | `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |
-         *     | `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |
-         *     | `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |
-         *     | `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |
-         *     | `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |
-         *     | `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |
-         *     | `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |
-         *     | `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |
-         *     | `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |
-         *     | `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |
-         *
-         *     `equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`
-         *     and `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A
-         *     column without a value (`null`, or an absent attribute key) matches only the negative operators
-         *     (`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and
-         *     ignored, for clients of the hosted service.
-         * @example {
-         *       "column": "status",
-         *       "operator": "equals",
-         *       "value": "failure"
-         *     }
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "in",
-         *       "value": [
-         *         "pro",
-         *         "team"
-         *       ]
-         *     }
-         */
-        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"];
-        /**
-         * @description Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).
-         * @default startedAt:desc
-         * @example startedAt:desc
-         * @enum {string}
-         */
-        LogSort: "startedAt:asc" | "startedAt:desc";
-        /**
          * @description Search for traces of one project. Every field except `projectId` is optional; all given conditions are ANDed.
          * @example {
          *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
@@ -5071,59 +5435,6 @@ export type components = {
         };
         /** @description One line of a trace export (NDJSON): a trace exactly as `POST /logs/traces` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line. */
         LogTraceExportLine: components["schemas"]["LogTrace"] | components["schemas"]["LogExportCheckpoint"] | components["schemas"]["LogExportEnd"];
-        /**
-         * @description Search for spans of one project, across all content types (built-in and custom) unless a `contentType` filter narrows it. Every field except `projectId` is optional; all given conditions are ANDed.
-         * @example {
-         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
-         *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
-         *       "provider": "openai",
-         *       "filters": [
-         *         {
-         *           "column": "cost",
-         *           "operator": "gt",
-         *           "value": 0.01
-         *         }
-         *       ],
-         *       "limit": 100
-         *     }
-         */
-        SearchLogSpansRequest: {
-            /** @description Project to search. */
-            projectId: components["schemas"]["EntityId"];
-            /** @description Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned. */
-            promptId?: components["schemas"]["EntityId"];
-            /** @description Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match). */
-            model?: string;
-            /** @description Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match). */
-            provider?: string;
-            /**
-             * Format: int64
-             * @description Only rows that started at or after this Unix time in milliseconds (inclusive).
-             */
-            startedAfter?: number;
-            /**
-             * Format: int64
-             * @description Only rows that started at or before this Unix time in milliseconds (inclusive).
-             */
-            startedBefore?: number;
-            status?: components["schemas"]["LogStatus"];
-            /** @description Case-insensitive substring of the span name or of the name of its trace. */
-            name?: string;
-            /** @description Exact span `referenceId`. */
-            referenceId?: string;
-            /** @description Exact span `sessionId`. */
-            sessionId?: string;
-            /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
-            filters?: components["schemas"]["LogFilter"][];
-            sort?: components["schemas"]["LogSort"];
-            /**
-             * @description Page size, 1 to 200. Default 50.
-             * @default 50
-             */
-            limit?: number;
-            /** @description The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
-            cursor?: string;
-        };
         /**
          * @description A stored span as returned by search. Every field is present; optional inputs that were not given are `null` or empty (`attributes`, `tags`, `events`). `content` is the stored JSON text of the content and `parsedContent` the same content as an object. `status` and `deploymentId` are returned in addition to the fields of the hosted service's span item.
          * @example {
@@ -8359,6 +8670,148 @@ export interface operations {
             500: components["responses"]["InternalError"];
         };
     };
+    compareEvaluations: {
+        parameters: {
+            query: {
+                /**
+                 * @description Id of the baseline run, the one the candidate (the path's run) is compared with.
+                 * @example evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K
+                 */
+                baselineId: components["schemas"]["EntityId"];
+                /**
+                 * @description Only rows with this change.
+                 * @example regressed
+                 */
+                change?: components["schemas"]["EvaluationRowChange"];
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+                /**
+                 * @description Id of the evaluation run.
+                 * @example evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N
+                 */
+                evaluationId: components["parameters"]["EvaluationId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The comparison, with one page of rows. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "baselineId": "evalrun_01JD8Q7A0B2C4D6E8F0G2H4J6K",
+                     *       "candidateId": "evalrun_01JD8Q7C2D4E6F8G0H2J4K6M8N",
+                     *       "datasetId": "dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K",
+                     *       "totals": {
+                     *         "baseline": {
+                     *           "results": 2,
+                     *           "passRuns": 2,
+                     *           "failRuns": 0,
+                     *           "unknownRuns": 0,
+                     *           "passRate": 1,
+                     *           "totalCost": 0.0008,
+                     *           "totalLatency": 1600,
+                     *           "totalTokenCount": 460
+                     *         },
+                     *         "candidate": {
+                     *           "results": 2,
+                     *           "passRuns": 1,
+                     *           "failRuns": 1,
+                     *           "unknownRuns": 0,
+                     *           "passRate": 0.5,
+                     *           "totalCost": 0.0006,
+                     *           "totalLatency": 1400,
+                     *           "totalTokenCount": 400
+                     *         },
+                     *         "delta": {
+                     *           "passRate": -0.5,
+                     *           "totalCost": -0.0002,
+                     *           "totalLatency": -200,
+                     *           "totalTokenCount": -60
+                     *         },
+                     *         "changes": {
+                     *           "regressed": 1,
+                     *           "improved": 0,
+                     *           "changed": 0,
+                     *           "unchanged": 1,
+                     *           "added": 0,
+                     *           "removed": 0
+                     *         }
+                     *       },
+                     *       "rows": [
+                     *         {
+                     *           "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *           "change": "regressed",
+                     *           "baseline": {
+                     *             "id": "evalresult_01JD8Q8A0B2C4D6E8F0G2H4J6K",
+                     *             "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *             "grade": "pass",
+                     *             "score": 1,
+                     *             "reason": "Matches.",
+                     *             "output": "Use the \"Forgot password\" link on the sign-in page.",
+                     *             "error": null,
+                     *             "cost": 0.0004,
+                     *             "latency": 800,
+                     *             "tokenCount": 230,
+                     *             "createdAt": 1732190302100
+                     *           },
+                     *           "candidate": {
+                     *             "id": "evalresult_01JD8Q8D3E5F7G9H1J3K5M7N9P",
+                     *             "rowId": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *             "grade": "fail",
+                     *             "score": 0,
+                     *             "reason": "Does not match.",
+                     *             "output": "Please contact support.",
+                     *             "error": null,
+                     *             "cost": 0.0003,
+                     *             "latency": 700,
+                     *             "tokenCount": 200,
+                     *             "createdAt": 1732190402100
+                     *           }
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 1,
+                     *         "returned": 1,
+                     *         "hasMore": true,
+                     *         "nextCursor": "eyJ2IjoxLCJxIjoiYWJjIiwiayI6WyJyb3dfMDFKRDhRNUM1RDdFOUYxRzNINUo3SzlNMU4iXX0.c2ln"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvaluationComparison"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
     listDatasets: {
         parameters: {
             query: {
@@ -9089,6 +9542,70 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["CreateDatasetRowsResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createDatasetRowsFromSpans: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the dataset.
+                 * @example dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K
+                 */
+                datasetId: components["parameters"]["DatasetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "spanIds": [
+                 *         "span_01JD8Q9F5G7H9J1K3M5N7P9Q1R"
+                 *       ],
+                 *       "outputColumn": "expected"
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateDatasetRowsFromSpansRequest"];
+            };
+        };
+        responses: {
+            /** @description The created rows, one per span, in the order of `spanIds` or of the search. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "rows": [
+                     *         {
+                     *           "id": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
+                     *           "values": {
+                     *             "column_01JD8Q5B4C6D8E0F2G4H6J8K0M": "Where is my order 8812?",
+                     *             "column_01JD8Q5B4C6D8E0F2G4H6J8K0N": "It ships tomorrow."
+                     *           },
+                     *           "createdAt": 1732190400000,
+                     *           "updatedAt": 1732190400000,
+                     *           "sourceSpanId": "span_01JD8Q9F5G7H9J1K3M5N7P9Q1R"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateDatasetRowsFromSpansResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -1,6 +1,7 @@
 import createDataset from "./create-dataset.ts";
 import createDatasetColumns from "./create-dataset-columns.ts";
 import createDatasetRows from "./create-dataset-rows.ts";
+import createDatasetRowsFromSpans from "./create-dataset-rows-from-spans.ts";
 import deleteDataset from "./delete-dataset.ts";
 import deleteDatasetColumn from "./delete-dataset-column.ts";
 import deleteDatasetRow from "./delete-dataset-row.ts";
@@ -23,6 +24,7 @@ export const datasetRoutes = [
   deleteDatasetColumn,
   listDatasetRows,
   createDatasetRows,
+  createDatasetRowsFromSpans,
   updateDatasetRow,
   deleteDatasetRow,
 ];

@@ -1,5 +1,6 @@
 import type { RouteDefinition } from "../define-route.ts";
 import cancelEvaluation from "./cancel-evaluation.ts";
+import compareEvaluations from "./compare-evaluations.ts";
 import createEvaluation from "./create-evaluation.ts";
 import getEvaluation from "./get-evaluation.ts";
 import listEvaluationResults from "./list-evaluation-results.ts";
@@ -12,4 +13,5 @@ export const evaluationRoutes = [
   getEvaluation,
   cancelEvaluation,
   listEvaluationResults,
+  compareEvaluations,
 ] as RouteDefinition[];

@@ -24,6 +24,7 @@ export function toRow(row: Database["datasetRows"], columnIds: readonly string[]
     values: Object.fromEntries(columnIds.map((id) => [id, stored[id] ?? null])),
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
+    ...(row.sourceSpanId ? { sourceSpanId: row.sourceSpanId } : {}),
   };
 }
 

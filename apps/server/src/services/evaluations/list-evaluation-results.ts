@@ -9,7 +9,7 @@ import { requireRun } from "./run.ts";
 
 export type EvaluationResult = schemas.EvaluationResult;
 
-function toEvaluationResult(row: Database["evaluationResults"]): EvaluationResult {
+export function toEvaluationResult(row: Database["evaluationResults"]): EvaluationResult {
   return {
     id: row.id,
     rowId: row.rowId,
