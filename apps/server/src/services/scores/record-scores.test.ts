@@ -109,7 +109,7 @@ describeEachStore("recordScores", (use) => {
       const error = (await attempt.catch((caught) => caught)) as ApiError;
       expect(error.code).toBe("VALIDATION_ERROR");
       expect(error.details?.[0]?.issue).toBe(issue);
-      expect(error.details?.[0]?.field).toMatch(/^scores\[1\]\./);
+      expect(error.details?.[0]?.field).toMatch(/^scores\.1\./);
     }
     expect(await storedScores(h, traceId)).toEqual([]);
     const fitting = await recordScores(workerContext(h), [

@@ -30,13 +30,13 @@ export interface ScoreToRecord {
 
 /**
  * Validates `scores` (field rules, then the score configs of their projects) and inserts them all, or none:
- * a VALIDATION_ERROR (400) lists every problem, fields named `scores[i].…` in the order given. Returns the
+ * a VALIDATION_ERROR (400) lists every problem, fields named `scores.<i>.…` in the order given. Returns the
  * stored scores in that order.
  */
 export function recordScores(ctx: ScoreWriteContext, scores: readonly ScoreToRecord[]): Promise<Score[]> {
   if (scores.length === 0) return Promise.resolve([]);
   return ctx.store.transaction(ctx.db, async (db) => {
-    const problems: ErrorDetail[] = scores.flatMap((score, index) => scoreFieldProblems(score, `scores[${index}]`));
+    const problems: ErrorDetail[] = scores.flatMap((score, index) => scoreFieldProblems(score, `scores.${index}`));
     failIfInvalid(problems);
     failIfInvalid(await configProblems(db, scores));
     const now = ctx.now();
@@ -77,6 +77,6 @@ async function configProblems(db: ScoreWriteContext["db"], scores: readonly Scor
   return scores.flatMap((score, index) => {
     const config = configOf.get(`${score.projectId}\n${score.name}`);
     const violation = config && configViolation(config, score.value);
-    return violation ? [{ field: `scores[${index}].value`, issue: violation }] : [];
+    return violation ? [{ field: `scores.${index}.value`, issue: violation }] : [];
   });
 }

@@ -17,7 +17,7 @@ interface ScoreFields {
   comment: string | null;
 }
 
-/** The problems of one score's own fields (`field` prefixes each problem's field, e.g. `scores[3]`). */
+/** The problems of one score's own fields (`field` prefixes each problem's field, e.g. `scores.3`). */
 export function scoreFieldProblems(score: ScoreFields, field: string): ErrorDetail[] {
   const problems: ErrorDetail[] = [];
   if (score.name.length < 1 || score.name.length > MAX_SCORE_NAME_LENGTH)

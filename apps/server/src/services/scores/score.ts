@@ -1,25 +1,11 @@
-import type { Database, ScoreDataType, ScoreSource } from "../../store/schema.ts";
+import type { schemas } from "@pharos/contract";
+import type { Database, ScoreDataType } from "../../store/schema.ts";
 
 /** A score's value as callers send and read it: a number, a category, or a boolean. */
-export type ScoreValue = number | string | boolean;
+export type ScoreValue = schemas.ScoreValue;
 
 /** A score as the API shows it. */
-export interface Score {
-  id: string;
-  projectId: string;
-  traceId: string;
-  spanId: string | null;
-  name: string;
-  value: ScoreValue;
-  dataType: ScoreDataType;
-  comment: string | null;
-  source: ScoreSource;
-  evaluatorId: string | null;
-  runId: string | null;
-  authorKeyId: string | null;
-  createdAt: number;
-  updatedAt: number;
-}
+export type Score = schemas.Score;
 
 /** The data type a value has (a number, a string category, a boolean). */
 export function dataTypeOf(value: ScoreValue): ScoreDataType {
