@@ -4870,6 +4870,55 @@ export const LogAttributeFilterSchema = z
 
 export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
 
+export const ScoreNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .openapi({
+    description:
+      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
+    examples: ['helpfulness'],
+  })
+  .openapi('ScoreName')
+
+export type ScoreName = z.infer<typeof ScoreNameSchema>
+
+export const ScoreValueSchema = z
+  .union([z.number(), z.string().min(1).max(200), z.boolean()])
+  .openapi({
+    description:
+      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
+    examples: [0.8],
+  })
+  .openapi('ScoreValue')
+
+export type ScoreValue = z.infer<typeof ScoreValueSchema>
+
+export const LogScoreFilterSchema = z
+  .strictObject({
+    column: z.literal('scores'),
+    name: ScoreNameSchema,
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte', 'exists']),
+    value: ScoreValueSchema,
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      "Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.",
+    required: ['column', 'name', 'operator', 'value'],
+    examples: [{ column: 'scores', name: 'thumbs', operator: 'equals', value: false }],
+  })
+  .openapi('LogScoreFilter')
+
+export type LogScoreFilter = z.infer<typeof LogScoreFilterSchema>
+
 export const LogFilterSchema = z
   .discriminatedUnion('column', [
     LogTextFilterSchema,
@@ -4878,10 +4927,11 @@ export const LogFilterSchema = z
     LogTimeFilterSchema,
     LogTagsFilterSchema,
     LogAttributeFilterSchema,
+    LogScoreFilterSchema,
   ])
   .openapi({
     description:
-      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
+      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
     examples: [
       { column: 'status', operator: 'equals', value: 'failure' },
       { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
@@ -4987,6 +5037,23 @@ export const SearchLogTracesRequestSchema = z
 
 export type SearchLogTracesRequest = z.infer<typeof SearchLogTracesRequestSchema>
 
+export const LogScoreSummarySchema = z
+  .strictObject({
+    name: ScoreNameSchema,
+    count: z.int().min(1).max(9007199254740991),
+    latestValue: ScoreValueSchema,
+    latestAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "The scores of one name on a trace or span, summarised: how many there are and the value of the latest (newest `createdAt`, then highest id). A trace's summary counts the scores on the trace itself and on its spans. The scores themselves: `searchScores`.",
+    required: ['name', 'count', 'latestValue', 'latestAt'],
+    examples: [{ name: 'thumbs', count: 2, latestValue: true, latestAt: 1732190405000 }],
+  })
+  .openapi('LogScoreSummary')
+
+export type LogScoreSummary = z.infer<typeof LogScoreSummarySchema>
+
 export const LogTraceSchema = z
   .strictObject({
     id: EntityIdSchema,
@@ -5030,6 +5097,13 @@ export const LogTraceSchema = z
         description:
           "Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans).",
       }),
+    scores: z
+      .array(LogScoreSummarySchema)
+      .max(50)
+      .openapi({
+        description:
+          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
+      }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
@@ -5051,6 +5125,7 @@ export const LogTraceSchema = z
       'totalInputTokens',
       'totalOutputTokens',
       'spanIds',
+      'scores',
       'createdAt',
       'updatedAt',
     ],
@@ -5070,6 +5145,7 @@ export const LogTraceSchema = z
         totalInputTokens: 12,
         totalOutputTokens: 5,
         spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
+        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
         createdAt: 1732190402100,
         updatedAt: 1732190402100,
       },
@@ -5388,6 +5464,13 @@ export const LogSpanSchema = z
     attributes: LogAttributesSchema,
     tags: LogTagsSchema,
     events: LogEventsSchema,
+    scores: z
+      .array(LogScoreSummarySchema)
+      .max(50)
+      .openapi({
+        description:
+          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
+      }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
@@ -5403,6 +5486,7 @@ export const LogSpanSchema = z
       'endedAt',
       'latency',
       'logTraceId',
+      'scores',
       'promptId',
       'deploymentId',
       'referenceId',
@@ -5430,6 +5514,7 @@ export const LogSpanSchema = z
         endedAt: 1732190401450,
         latency: 50,
         logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
         promptId: null,
         deploymentId: null,
         referenceId: 'span-tool-1',
@@ -5670,30 +5755,6 @@ export const OtlpExportTraceServiceResponseSchema = z
   .openapi('OtlpExportTraceServiceResponse')
 
 export type OtlpExportTraceServiceResponse = z.infer<typeof OtlpExportTraceServiceResponseSchema>
-
-export const ScoreNameSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .openapi({
-    description:
-      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
-    examples: ['helpfulness'],
-  })
-  .openapi('ScoreName')
-
-export type ScoreName = z.infer<typeof ScoreNameSchema>
-
-export const ScoreValueSchema = z
-  .union([z.number(), z.string().min(1).max(200), z.boolean()])
-  .openapi({
-    description:
-      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
-    examples: [0.8],
-  })
-  .openapi('ScoreValue')
-
-export type ScoreValue = z.infer<typeof ScoreValueSchema>
 
 export const ScoreInputSchema = z
   .strictObject({
@@ -9939,6 +10000,9 @@ export const postLogsTracesRoute = createRoute({
                 totalInputTokens: 12,
                 totalOutputTokens: 5,
                 spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R', 'span_01JD8Q9E4F6G8H0J2K4M6N8P0S'],
+                scores: [
+                  { name: 'helpfulness', count: 2, latestValue: 0.9, latestAt: 1732190405000 },
+                ],
                 createdAt: 1732190402100,
                 updatedAt: 1732190402100,
               },
@@ -10058,6 +10122,7 @@ export const postLogsSpansRoute = createRoute({
                 endedAt: 1732190401300,
                 latency: 1200,
                 logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+                scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
                 promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
                 deploymentId: null,
                 referenceId: 'span-llm-1',

@@ -4997,6 +4997,35 @@ export type components = {
          */
         LogAttributeFilter: components["schemas"]["LogAttributeValueFilter"] | components["schemas"]["LogAttributeTextFilter"] | components["schemas"]["LogAttributeNumberFilter"] | components["schemas"]["LogAttributeListFilter"] | components["schemas"]["LogAttributeExistsFilter"];
         /**
+         * @description The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.
+         * @example helpfulness
+         */
+        ScoreName: string;
+        /**
+         * @description A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.
+         * @example 0.8
+         */
+        ScoreValue: number | string | boolean;
+        /**
+         * @description Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.
+         * @example {
+         *       "column": "scores",
+         *       "name": "thumbs",
+         *       "operator": "equals",
+         *       "value": false
+         *     }
+         */
+        LogScoreFilter: {
+            /** @enum {string} */
+            column: "scores";
+            name: components["schemas"]["ScoreName"];
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte" | "exists";
+            value: components["schemas"]["ScoreValue"];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
          * @description One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by
          *     `column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the
          *     operators and value types below; anything else is 400 VALIDATION_ERROR.
@@ -5015,6 +5044,7 @@ export type components = {
          *     | `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |
          *     | `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |
          *     | `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |
+         *     | `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |
          *     | `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |
          *
          *     `equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`
@@ -5037,7 +5067,7 @@ export type components = {
          *       ]
          *     }
          */
-        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"];
+        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"] | components["schemas"]["LogScoreFilter"];
         /**
          * @description Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).
          * @default startedAt:desc
@@ -5095,6 +5125,21 @@ export type components = {
             cursor?: string;
         };
         /**
+         * @description The scores of one name on a trace or span, summarised: how many there are and the value of the latest (newest `createdAt`, then highest id). A trace's summary counts the scores on the trace itself and on its spans. The scores themselves: `searchScores`.
+         * @example {
+         *       "name": "thumbs",
+         *       "count": 2,
+         *       "latestValue": true,
+         *       "latestAt": 1732190405000
+         *     }
+         */
+        LogScoreSummary: {
+            name: components["schemas"]["ScoreName"];
+            count: number;
+            latestValue: components["schemas"]["ScoreValue"];
+            latestAt: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.
          * @example {
          *       "id": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
@@ -5116,6 +5161,14 @@ export type components = {
          *       "totalOutputTokens": 5,
          *       "spanIds": [
          *         "span_01JD8Q9E4F6G8H0J2K4M6N8P0R"
+         *       ],
+         *       "scores": [
+         *         {
+         *           "name": "thumbs",
+         *           "count": 1,
+         *           "latestValue": true,
+         *           "latestAt": 1732190405000
+         *         }
          *       ],
          *       "createdAt": 1732190402100,
          *       "updatedAt": 1732190402100
@@ -5142,6 +5195,8 @@ export type components = {
             totalOutputTokens: number;
             /** @description Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans). */
             spanIds: components["schemas"]["EntityId"][];
+            /** @description A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none. */
+            scores: components["schemas"]["LogScoreSummary"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -5287,6 +5342,14 @@ export type components = {
          *       "endedAt": 1732190401450,
          *       "latency": 50,
          *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *       "scores": [
+         *         {
+         *           "name": "thumbs",
+         *           "count": 1,
+         *           "latestValue": true,
+         *           "latestAt": 1732190405000
+         *         }
+         *       ],
          *       "promptId": null,
          *       "deploymentId": null,
          *       "referenceId": "span-tool-1",
@@ -5340,6 +5403,8 @@ export type components = {
             attributes: components["schemas"]["LogAttributes"];
             tags: components["schemas"]["LogTags"];
             events: components["schemas"]["LogEvents"];
+            /** @description A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none. */
+            scores: components["schemas"]["LogScoreSummary"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -5512,16 +5577,6 @@ export type components = {
                 errorMessage: string;
             };
         };
-        /**
-         * @description The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.
-         * @example helpfulness
-         */
-        ScoreName: string;
-        /**
-         * @description A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.
-         * @example 0.8
-         */
-        ScoreValue: number | string | boolean;
         /**
          * @description One score to create. Name what it grades with `traceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or both when the span belongs to that trace; neither is 400. A trace or span that is not in the project is 404.
          * @example {
@@ -10025,6 +10080,14 @@ export interface operations {
                      *             "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
                      *             "span_01JD8Q9E4F6G8H0J2K4M6N8P0S"
                      *           ],
+                     *           "scores": [
+                     *             {
+                     *               "name": "helpfulness",
+                     *               "count": 2,
+                     *               "latestValue": 0.9,
+                     *               "latestAt": 1732190405000
+                     *             }
+                     *           ],
                      *           "createdAt": 1732190402100,
                      *           "updatedAt": 1732190402100
                      *         }
@@ -10151,6 +10214,14 @@ export interface operations {
                      *           "endedAt": 1732190401300,
                      *           "latency": 1200,
                      *           "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *           "scores": [
+                     *             {
+                     *               "name": "thumbs",
+                     *               "count": 1,
+                     *               "latestValue": true,
+                     *               "latestAt": 1732190405000
+                     *             }
+                     *           ],
                      *           "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
                      *           "deploymentId": null,
                      *           "referenceId": "span-llm-1",
