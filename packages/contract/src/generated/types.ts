@@ -5578,7 +5578,7 @@ export type components = {
             };
         };
         /**
-         * @description One score to create. Name what it grades with `traceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or both when the span belongs to that trace; neither is 400. A trace or span that is not in the project is 404.
+         * @description One score to create. Name what it grades with `traceId` or `traceReferenceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or a trace and a span of it; none is 400, as are both `traceId` and `traceReferenceId`. A trace or span that is not in the project is 404.
          * @example {
          *       "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
          *       "name": "thumbs",
@@ -5587,6 +5587,8 @@ export type components = {
          */
         ScoreInput: {
             traceId?: components["schemas"]["EntityId"];
+            /** @description The trace's `referenceId` (the application's own id, e.g. its request id), for feedback from an application that does not hold Pharos ids. A trace still buffered by the SDK's monitor is not found yet (404): retry. */
+            traceReferenceId?: string;
             spanId?: components["schemas"]["EntityId"];
             name: components["schemas"]["ScoreName"];
             value: components["schemas"]["ScoreValue"];

@@ -1,7 +1,15 @@
 import { expect, it } from "vitest";
 import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
-import { missingId, newProject, postTrace, stepSpan, traceBody } from "../../testing/log-write-fixtures.ts";
+import {
+  createTrace,
+  missingId,
+  newProject,
+  postTrace,
+  stepSpan,
+  traceBody,
+  uniqueRef,
+} from "../../testing/log-write-fixtures.ts";
 import {
   createScoreConfig,
   createScores,
@@ -138,5 +146,24 @@ describeEachStore("createScores", (use) => {
       { traceId, name: "unconfigured", value: 42 },
     ]);
     expect(fitting.map((score) => score.value)).toEqual([0, "wrong", false, 42]);
+  });
+
+  it("finds a trace by the application's referenceId: end-user feedback without Pharos ids", async () => {
+    const h = use();
+    const referenceId = uniqueRef("request");
+    const { traceId } = await createTrace(h, traceBody(h, { referenceId }, [stepSpan()]));
+    const [score] = await createScores(h, [{ traceReferenceId: referenceId, name: "thumbs", value: false }]);
+    expect(score).toMatchObject({ traceId, spanId: null, value: false });
+    const unknown = await postScores(h, [{ traceReferenceId: uniqueRef("nobody"), name: "thumbs", value: true }]);
+    await expectError(unknown, 404, "RESOURCE_NOT_FOUND");
+    const elsewhere = await newProject(h);
+    const otherProject = await postScores(h, [{ traceReferenceId: referenceId, name: "thumbs", value: true }], {
+      projectId: elsewhere,
+    });
+    await expectError(otherProject, 404, "RESOURCE_NOT_FOUND");
+    const both = await postScores(h, [{ traceId, traceReferenceId: referenceId, name: "thumbs", value: true }]);
+    await expectError(both, 400, "VALIDATION_ERROR");
+    expect(both.body.error.details[0].field).toBe("scores.0.traceReferenceId");
+    expect((await searchScores(h, { traceId })).body.scores).toEqual([score]);
   });
 });

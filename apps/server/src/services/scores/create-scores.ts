@@ -19,7 +19,7 @@ export function createScores(
     await requireProject(tx, projectId);
     const targets = await resolveTargets(tx, projectId, scores);
     const toRecord = scores.map((score, index): ScoreToRecord => {
-      const { traceId, spanId, name, value, comment, ...unreadScore } = score;
+      const { traceId, traceReferenceId, spanId, name, value, comment, ...unreadScore } = score;
       unreadScore satisfies Unread;
       return {
         workspaceId: tx.principal.workspaceId,
@@ -40,16 +40,20 @@ export function createScores(
 }
 
 /**
- * The trace id of each score: its `traceId`, or its span's trace. A trace or span that is not in the project
- * (another project's, another workspace's, none) is 404; naming neither, or a span of another trace, is 400.
+ * The trace id of each score: its `traceId`, the trace of its `traceReferenceId`, or its span's trace. A trace
+ * or span that is not in the project (another project's, another workspace's, none) is 404; naming none, both
+ * a trace id and a reference, or a span of another trace, is 400.
  */
-async function resolveTargets(ctx: ServiceContext, projectId: string, scores: readonly ScoreInput[]) {
+async function resolveTargets(ctx: ServiceContext, projectId: string, given: readonly ScoreInput[]) {
   const problems: ErrorDetail[] = [];
-  scores.forEach((score, index) => {
-    if (score.traceId === undefined && score.spanId === undefined)
-      problems.push({ field: `scores.${index}`, issue: "must name a traceId or a spanId" });
+  given.forEach((score, index) => {
+    if (score.traceId === undefined && score.traceReferenceId === undefined && score.spanId === undefined)
+      problems.push({ field: `scores.${index}`, issue: "must name a traceId, a traceReferenceId or a spanId" });
+    if (score.traceId !== undefined && score.traceReferenceId !== undefined)
+      problems.push({ field: `scores.${index}.traceReferenceId`, issue: "must not be given with traceId" });
   });
   failIfInvalid(problems);
+  const scores = await withReferencedTraces(ctx, projectId, given);
 
   const spanIds = [...new Set(scores.flatMap((score) => (score.spanId === undefined ? [] : [score.spanId])))];
   const traceIds = [...new Set(scores.flatMap((score) => (score.traceId === undefined ? [] : [score.traceId])))];
@@ -86,4 +90,22 @@ async function resolveTargets(ctx: ServiceContext, projectId: string, scores: re
   });
   failIfInvalid(problems);
   return resolved;
+}
+
+/** `scores` with each `traceReferenceId` replaced by the id of the project's trace of that reference (404 if none). */
+async function withReferencedTraces(ctx: ServiceContext, projectId: string, scores: readonly ScoreInput[]) {
+  const references = [...new Set(scores.flatMap((score) => score.traceReferenceId ?? []))];
+  if (references.length === 0) return scores;
+  const traces = await ctx.db
+    .selectFrom("logTraces")
+    .select(["id", "referenceId"])
+    .where("projectId", "=", projectId)
+    .where("referenceId", "in", references)
+    .execute();
+  const idOf = new Map(traces.map((trace) => [trace.referenceId, trace.id]));
+  const missing = references.find((reference) => !idOf.has(reference));
+  if (missing !== undefined) throw notFound(`Trace with referenceId "${missing}"`);
+  return scores.map(({ traceReferenceId, ...score }) =>
+    traceReferenceId === undefined ? score : { ...score, traceId: idOf.get(traceReferenceId) },
+  );
 }
