@@ -1,7 +1,7 @@
 /**
- * recordScores, the storage that the score API and online evaluation share: what it stores, how a value
- * round-trips on both databases, that score configs bind it, and that it joins its caller's transaction.
- * (No operation reads scores yet: the rows are read back from the store.)
+ * recordScores, the storage that the score API and online evaluation share, called as a worker calls it (no
+ * request, no principal): what it stores, how a value round-trips on both databases (the stored columns read
+ * back from the store), that score configs bind it, and that it joins its caller's transaction.
  */
 import { expect, it } from "vitest";
 import { ApiError } from "../../errors.ts";
