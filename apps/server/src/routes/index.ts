@@ -8,6 +8,7 @@ import { modelRoutes } from "./models/index.ts";
 import { projectRoutes } from "./projects/index.ts";
 import { promptRoutes } from "./prompts/index.ts";
 import { providerRoutes } from "./providers/index.ts";
+import { scoreRoutes } from "./scores/index.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
 
 /** Every implemented operation, registered in spec order (area by area, as the spec's tags run). */
@@ -20,6 +21,7 @@ export const routeDefinitions: readonly RouteDefinition[] = [
   ...evaluationRoutes,
   ...datasetRoutes,
   ...logRoutes,
+  ...scoreRoutes,
   ...providerRoutes,
   ...modelRoutes,
 ] as readonly RouteDefinition[];

@@ -627,6 +627,62 @@ type DatasetColumnType =
   | z.infer<typeof PromptDatasetColumnSchema>
   | z.infer<typeof ApiDatasetColumnSchema>
 
+export const NumericScoreRuleSchema = z
+  .strictObject({
+    type: z.literal('numeric'),
+    min: z
+      .number()
+      .min(-1000000000000)
+      .max(1000000000000)
+      .nullable()
+      .exactOptional()
+      .openapi({ description: 'Lowest allowed value; `null` or absent for none.' }),
+    max: z
+      .number()
+      .min(-1000000000000)
+      .max(1000000000000)
+      .nullable()
+      .exactOptional()
+      .openapi({ description: 'Highest allowed value; `null` or absent for none.' }),
+  })
+  .openapi({
+    title: 'Numeric',
+    description:
+      'Values must be numbers from `min` to `max` inclusive; a `null` bound leaves that side open. `min` may not exceed `max`.',
+    required: ['type'],
+    examples: [{ type: 'numeric', min: 0, max: 1 }],
+  })
+  .openapi('NumericScoreRule')
+
+export const CategoricalScoreRuleSchema = z
+  .strictObject({
+    type: z.literal('categorical'),
+    categories: z.array(z.string().min(1).max(200)).min(1).max(100),
+  })
+  .openapi({
+    title: 'Categorical',
+    description:
+      'Values must be one of `categories` (compared exactly). A category listed twice is 400.',
+    required: ['type', 'categories'],
+    examples: [{ type: 'categorical', categories: ['correct', 'partially-correct', 'wrong'] }],
+  })
+  .openapi('CategoricalScoreRule')
+
+export const BooleanScoreRuleSchema = z
+  .strictObject({ type: z.literal('boolean') })
+  .openapi({
+    title: 'Boolean',
+    description: 'Values must be `true` or `false` (thumbs up / down, pass / fail).',
+    required: ['type'],
+    examples: [{ type: 'boolean' }],
+  })
+  .openapi('BooleanScoreRule')
+
+type ScoreRuleType =
+  | z.infer<typeof NumericScoreRuleSchema>
+  | z.infer<typeof CategoricalScoreRuleSchema>
+  | z.infer<typeof BooleanScoreRuleSchema>
+
 export type EntityId = z.infer<typeof EntityIdSchema>
 
 export type EmojiIcon = z.infer<typeof EmojiIconSchema>
@@ -4193,6 +4249,55 @@ export const LogAttributeFilterSchema = z
 
 export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
 
+export const ScoreNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .openapi({
+    description:
+      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
+    examples: ['helpfulness'],
+  })
+  .openapi('ScoreName')
+
+export type ScoreName = z.infer<typeof ScoreNameSchema>
+
+export const ScoreValueSchema = z
+  .union([z.number(), z.string().min(1).max(200), z.boolean()])
+  .openapi({
+    description:
+      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
+    examples: [0.8],
+  })
+  .openapi('ScoreValue')
+
+export type ScoreValue = z.infer<typeof ScoreValueSchema>
+
+export const LogScoreFilterSchema = z
+  .strictObject({
+    column: z.literal('scores'),
+    name: ScoreNameSchema,
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte', 'exists']),
+    value: ScoreValueSchema,
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      "Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.",
+    required: ['column', 'name', 'operator', 'value'],
+    examples: [{ column: 'scores', name: 'thumbs', operator: 'equals', value: false }],
+  })
+  .openapi('LogScoreFilter')
+
+export type LogScoreFilter = z.infer<typeof LogScoreFilterSchema>
+
 export const LogFilterSchema = z
   .discriminatedUnion('column', [
     LogTextFilterSchema,
@@ -4201,10 +4306,11 @@ export const LogFilterSchema = z
     LogTimeFilterSchema,
     LogTagsFilterSchema,
     LogAttributeFilterSchema,
+    LogScoreFilterSchema,
   ])
   .openapi({
     description:
-      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
+      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
     examples: [
       { column: 'status', operator: 'equals', value: 'failure' },
       { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
@@ -5340,6 +5446,23 @@ export const SearchLogTracesRequestSchema = z
 
 export type SearchLogTracesRequest = z.infer<typeof SearchLogTracesRequestSchema>
 
+export const LogScoreSummarySchema = z
+  .strictObject({
+    name: ScoreNameSchema,
+    count: z.int().min(1).max(9007199254740991),
+    latestValue: ScoreValueSchema,
+    latestAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "The scores of one name on a trace or span, summarised: how many there are and the value of the latest (newest `createdAt`, then highest id). A trace's summary counts the scores on the trace itself and on its spans. The scores themselves: `searchScores`.",
+    required: ['name', 'count', 'latestValue', 'latestAt'],
+    examples: [{ name: 'thumbs', count: 2, latestValue: true, latestAt: 1732190405000 }],
+  })
+  .openapi('LogScoreSummary')
+
+export type LogScoreSummary = z.infer<typeof LogScoreSummarySchema>
+
 export const LogTraceSchema = z
   .strictObject({
     id: EntityIdSchema,
@@ -5383,6 +5506,13 @@ export const LogTraceSchema = z
         description:
           "Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans).",
       }),
+    scores: z
+      .array(LogScoreSummarySchema)
+      .max(50)
+      .openapi({
+        description:
+          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
+      }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
@@ -5404,6 +5534,7 @@ export const LogTraceSchema = z
       'totalInputTokens',
       'totalOutputTokens',
       'spanIds',
+      'scores',
       'createdAt',
       'updatedAt',
     ],
@@ -5423,6 +5554,7 @@ export const LogTraceSchema = z
         totalInputTokens: 12,
         totalOutputTokens: 5,
         spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
+        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
         createdAt: 1732190402100,
         updatedAt: 1732190402100,
       },
@@ -5634,6 +5766,13 @@ export const LogSpanSchema = z
     attributes: LogAttributesSchema,
     tags: LogTagsSchema,
     events: LogEventsSchema,
+    scores: z
+      .array(LogScoreSummarySchema)
+      .max(50)
+      .openapi({
+        description:
+          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
+      }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
@@ -5649,6 +5788,7 @@ export const LogSpanSchema = z
       'endedAt',
       'latency',
       'logTraceId',
+      'scores',
       'promptId',
       'deploymentId',
       'referenceId',
@@ -5676,6 +5816,7 @@ export const LogSpanSchema = z
         endedAt: 1732190401450,
         latency: 50,
         logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
         promptId: null,
         deploymentId: null,
         referenceId: 'span-tool-1',
@@ -5916,6 +6057,410 @@ export const OtlpExportTraceServiceResponseSchema = z
   .openapi('OtlpExportTraceServiceResponse')
 
 export type OtlpExportTraceServiceResponse = z.infer<typeof OtlpExportTraceServiceResponseSchema>
+
+export const ScoreInputSchema = z
+  .strictObject({
+    traceId: EntityIdSchema.exactOptional(),
+    traceReferenceId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({
+        description:
+          "The trace's `referenceId` (the application's own id, e.g. its request id), for feedback from an application that does not hold Pharos ids. A trace still buffered by the SDK's monitor is not found yet (404): retry.",
+      }),
+    spanId: EntityIdSchema.exactOptional(),
+    name: ScoreNameSchema,
+    value: ScoreValueSchema,
+    comment: z
+      .string()
+      .max(10000)
+      .exactOptional()
+      .openapi({ description: 'Free text explaining the score.' }),
+  })
+  .openapi({
+    description:
+      'One score to create. Name what it grades with `traceId` or `traceReferenceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or a trace and a span of it; none is 400, as are both `traceId` and `traceReferenceId`. A trace or span that is not in the project is 404.',
+    required: ['name', 'value'],
+    examples: [{ spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R', name: 'thumbs', value: true }],
+  })
+  .openapi('ScoreInput')
+
+export type ScoreInput = z.infer<typeof ScoreInputSchema>
+
+export const CreateScoresRequestSchema = z
+  .strictObject({ scores: z.array(ScoreInputSchema).min(1).max(100) })
+  .openapi({
+    description:
+      'Scores to create in one project, 1 to 100: all are stored or, on any error, none.',
+    required: ['scores'],
+    examples: [
+      { scores: [{ spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R', name: 'thumbs', value: true }] },
+    ],
+  })
+  .openapi('CreateScoresRequest')
+
+export type CreateScoresRequest = z.infer<typeof CreateScoresRequestSchema>
+
+export const ScoreDataTypeSchema = z
+  .enum(['numeric', 'categorical', 'boolean'])
+  .openapi({
+    description:
+      'Which kind of value a score holds, or a score config requires: `numeric` (a number), `categorical` (a string category) or `boolean`.',
+    examples: ['numeric'],
+  })
+  .openapi('ScoreDataType')
+
+export type ScoreDataType = z.infer<typeof ScoreDataTypeSchema>
+
+export const ScoreSourceSchema = z
+  .enum(['api', 'evaluator'])
+  .openapi({
+    description:
+      "Who produced a score: `api` (an application or a person, through `createScores`) or `evaluator` (an evaluator grading a live span or an evaluation run's row).",
+    examples: ['api'],
+  })
+  .openapi('ScoreSource')
+
+export type ScoreSource = z.infer<typeof ScoreSourceSchema>
+
+export const ScoreSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    projectId: EntityIdSchema,
+    traceId: EntityIdSchema,
+    spanId: z
+      .union([EntityIdSchema, z.null().nullable()])
+      .openapi({
+        description: 'The span the score is on; `null` for a score on the trace as a whole.',
+      }),
+    name: ScoreNameSchema,
+    value: ScoreValueSchema,
+    dataType: ScoreDataTypeSchema,
+    comment: z
+      .string()
+      .max(10000)
+      .nullable()
+      .openapi({
+        description:
+          "Free text explaining the score (an evaluator's reason, a user's correction); `null` when none.",
+      }),
+    source: ScoreSourceSchema,
+    evaluatorId: z
+      .union([EntityIdSchema, z.null().nullable()])
+      .openapi({
+        description: 'The evaluator that produced the score (`source` `evaluator`), else `null`.',
+      }),
+    runId: z
+      .union([EntityIdSchema, z.null().nullable()])
+      .openapi({
+        description: 'The evaluation run that produced the score, if one did, else `null`.',
+      }),
+    authorKeyId: z
+      .union([EntityIdSchema, z.null().nullable()])
+      .openapi({
+        description:
+          'Id of the API key that wrote the score; `null` for scores the server produced itself.',
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'A graded judgement on a trace, or on one span of it (`spanId` set): its name, value and optional comment, who produced it (`source`, with `evaluatorId` and `runId` when an evaluator did) and the API key that wrote it.',
+    required: [
+      'id',
+      'projectId',
+      'traceId',
+      'spanId',
+      'name',
+      'value',
+      'dataType',
+      'comment',
+      'source',
+      'evaluatorId',
+      'runId',
+      'authorKeyId',
+      'createdAt',
+      'updatedAt',
+    ],
+    examples: [
+      {
+        id: 'score_01JD8QB2C3D4E5F6G7H8J9K0M1',
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+        spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+        name: 'thumbs',
+        value: true,
+        dataType: 'boolean',
+        comment: null,
+        source: 'api',
+        evaluatorId: null,
+        runId: null,
+        authorKeyId: 'apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K',
+        createdAt: 1732190405000,
+        updatedAt: 1732190405000,
+      },
+    ],
+  })
+  .openapi('Score')
+
+export type Score = z.infer<typeof ScoreSchema>
+
+export const CreateScoresResponseSchema = z
+  .strictObject({ scores: z.array(ScoreSchema).max(100) })
+  .openapi({
+    description: 'The created scores, in the order of the request.',
+    required: ['scores'],
+    examples: [
+      {
+        scores: [
+          {
+            id: 'score_01JD8QB2C3D4E5F6G7H8J9K0M1',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+            spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+            name: 'thumbs',
+            value: true,
+            dataType: 'boolean',
+            comment: null,
+            source: 'api',
+            evaluatorId: null,
+            runId: null,
+            authorKeyId: 'apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K',
+            createdAt: 1732190405000,
+            updatedAt: 1732190405000,
+          },
+        ],
+      },
+    ],
+  })
+  .openapi('CreateScoresResponse')
+
+export type CreateScoresResponse = z.infer<typeof CreateScoresResponseSchema>
+
+export const SearchScoresRequestSchema = z
+  .strictObject({
+    traceId: EntityIdSchema.exactOptional(),
+    spanId: EntityIdSchema.exactOptional(),
+    name: ScoreNameSchema.exactOptional(),
+    source: ScoreSourceSchema.exactOptional(),
+    createdAfter: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description: 'Only scores created at or after this Unix time in milliseconds (inclusive).',
+      }),
+    createdBefore: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .exactOptional()
+      .openapi({
+        description: 'Only scores created at or before this Unix time in milliseconds (inclusive).',
+      }),
+    minValue: z
+      .number()
+      .min(-1000000000000)
+      .max(1000000000000)
+      .exactOptional()
+      .openapi({
+        description: 'Only numeric and boolean scores whose value is at least this (inclusive).',
+      }),
+    maxValue: z
+      .number()
+      .min(-1000000000000)
+      .max(1000000000000)
+      .exactOptional()
+      .openapi({
+        description: 'Only numeric and boolean scores whose value is at most this (inclusive).',
+      }),
+    sort: z
+      .enum(['createdAt:asc', 'createdAt:desc'])
+      .default('createdAt:desc')
+      .exactOptional()
+      .openapi({ description: 'Order of the scores. Default `createdAt:desc` (newest first).' }),
+    limit: z
+      .int()
+      .min(1)
+      .max(200)
+      .default(50)
+      .exactOptional()
+      .openapi({ description: 'Page size, 1 to 200. Default 50.' }),
+    cursor: z
+      .string()
+      .min(1)
+      .max(2048)
+      .exactOptional()
+      .openapi({
+        description:
+          'The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR).',
+      }),
+  })
+  .openapi({
+    description:
+      "Conditions on a project's scores, all ANDed; every one is optional. `minValue` / `maxValue` apply to numeric and boolean scores (a boolean counting as 1 or 0), so a value range leaves categorical scores out.",
+    examples: [{ traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q', name: 'thumbs', limit: 50 }],
+  })
+  .openapi('SearchScoresRequest')
+
+export type SearchScoresRequest = z.infer<typeof SearchScoresRequestSchema>
+
+export const ScoreListSchema = z
+  .strictObject({ scores: z.array(ScoreSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: "One page of a project's scores.",
+    required: ['scores', 'pagination'],
+    examples: [
+      {
+        scores: [
+          {
+            id: 'score_01JD8QB2C3D4E5F6G7H8J9K0M1',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+            spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+            name: 'thumbs',
+            value: true,
+            dataType: 'boolean',
+            comment: null,
+            source: 'api',
+            evaluatorId: null,
+            runId: null,
+            authorKeyId: 'apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K',
+            createdAt: 1732190405000,
+            updatedAt: 1732190405000,
+          },
+        ],
+        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('ScoreList')
+
+export type ScoreList = z.infer<typeof ScoreListSchema>
+
+export type NumericScoreRule = z.infer<typeof NumericScoreRuleSchema>
+
+export type CategoricalScoreRule = z.infer<typeof CategoricalScoreRuleSchema>
+
+export type BooleanScoreRule = z.infer<typeof BooleanScoreRuleSchema>
+
+export const ScoreRuleSchema: z.ZodType<ScoreRuleType> = z
+  .lazy(() =>
+    z
+      .discriminatedUnion('type', [NumericScoreRuleSchema, CategoricalScoreRuleSchema, BooleanScoreRuleSchema])
+      .openapi({
+        description:
+          'What a score config requires of the values of its name, discriminated by `type`: a numeric range, a list of categories, or a boolean. Responses always carry `min` and `max` of a numeric rule (`null` when open).',
+        examples: [{ type: 'numeric', min: 0, max: 1 }],
+      }),
+  )
+  .openapi('ScoreRule')
+
+export type ScoreRule = z.infer<typeof ScoreRuleSchema>
+
+export const ScoreConfigSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    projectId: EntityIdSchema,
+    name: ScoreNameSchema,
+    description: z
+      .string()
+      .max(2000)
+      .openapi({ description: 'What the score means, for people; `""` when none.' }),
+    rule: ScoreRuleSchema,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'Types a score name of a project: every score of that name created afterwards must fit `rule` (400 naming the rule otherwise). Scores stored before the config or a change of it are kept as they are.',
+    required: ['id', 'projectId', 'name', 'description', 'rule', 'createdAt', 'updatedAt'],
+    examples: [
+      {
+        id: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        name: 'helpfulness',
+        description: 'How well the answer helped, from 0 (not at all) to 1.',
+        rule: { type: 'numeric', min: 0, max: 1 },
+        createdAt: 1732190400000,
+        updatedAt: 1732190400000,
+      },
+    ],
+  })
+  .openapi('ScoreConfig')
+
+export type ScoreConfig = z.infer<typeof ScoreConfigSchema>
+
+export const ScoreConfigListSchema = z
+  .strictObject({ scoreConfigs: z.array(ScoreConfigSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: "One page of a project's score configs.",
+    required: ['scoreConfigs', 'pagination'],
+    examples: [
+      {
+        scoreConfigs: [
+          {
+            id: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'helpfulness',
+            description: 'How well the answer helped, from 0 (not at all) to 1.',
+            rule: { type: 'numeric', min: 0, max: 1 },
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        ],
+        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('ScoreConfigList')
+
+export type ScoreConfigList = z.infer<typeof ScoreConfigListSchema>
+
+export const CreateScoreConfigRequestSchema = z
+  .strictObject({
+    name: ScoreNameSchema,
+    description: z
+      .string()
+      .max(2000)
+      .exactOptional()
+      .openapi({ description: 'What the score means, for people. Default `""`.' }),
+    rule: ScoreRuleSchema,
+  })
+  .openapi({
+    description:
+      'A score config for one score name of the project; a name has at most one config (another is 409).',
+    required: ['name', 'rule'],
+    examples: [
+      {
+        name: 'helpfulness',
+        description: 'How well the answer helped, from 0 (not at all) to 1.',
+        rule: { type: 'numeric', min: 0, max: 1 },
+      },
+    ],
+  })
+  .openapi('CreateScoreConfigRequest')
+
+export type CreateScoreConfigRequest = z.infer<typeof CreateScoreConfigRequestSchema>
+
+export const UpdateScoreConfigRequestSchema = z
+  .strictObject({
+    description: z.string().max(2000).exactOptional(),
+    rule: ScoreRuleSchema.exactOptional(),
+  })
+  .refine((o) => Object.keys(o).length >= 1)
+  .openapi({
+    description:
+      'Changes to a score config; at least one field. `rule` replaces the rule as a whole (its type may change) and applies to scores created afterwards. The name does not change.',
+    examples: [{ rule: { type: 'numeric', min: 0, max: 10 } }],
+  })
+  .openapi('UpdateScoreConfigRequest')
+
+export type UpdateScoreConfigRequest = z.infer<typeof UpdateScoreConfigRequestSchema>
 
 export const ProviderSchema = z
   .strictObject({
@@ -6619,6 +7164,28 @@ export const PharosProjectIdHeaderParamsSchema = EntityIdSchema.exactOptional().
       "Project the spans are stored in (set it through `OTEL_EXPORTER_OTLP_HEADERS`). When omitted, each resource's `pharos.project.id` attribute names it (`OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=…`); the header wins over the attribute.",
     schema: { $ref: '#/components/schemas/EntityId' },
     example: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+  },
+})
+
+export const ScoreIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'scoreId',
+    in: 'path',
+    required: true,
+    description: 'Id of the score.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'score_01JD8QB2C3D4E5F6G7H8J9K0M1',
+  },
+})
+
+export const ScoreConfigIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'scoreConfigId',
+    in: 'path',
+    required: true,
+    description: 'Id of the score config.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
   },
 })
 
@@ -9941,6 +10508,9 @@ export const postLogsTracesRoute = createRoute({
                 totalInputTokens: 12,
                 totalOutputTokens: 5,
                 spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R', 'span_01JD8Q9E4F6G8H0J2K4M6N8P0S'],
+                scores: [
+                  { name: 'helpfulness', count: 2, latestValue: 0.9, latestAt: 1732190405000 },
+                ],
                 createdAt: 1732190402100,
                 updatedAt: 1732190402100,
               },
@@ -10060,6 +10630,7 @@ export const postLogsSpansRoute = createRoute({
                 endedAt: 1732190401300,
                 latency: 1200,
                 logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+                scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
                 promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
                 deploymentId: null,
                 referenceId: 'span-llm-1',
@@ -10237,6 +10808,411 @@ export const postOtelV1TracesRoute = createRoute({
     429: RateLimitedResponse,
     500: InternalErrorResponse,
     503: OverloadedResponse,
+  },
+})
+
+export const postProjectsProjectIdScoresRoute = createRoute({
+  method: 'post',
+  path: '/projects/{projectId}/scores',
+  tags: ['Scores'],
+  summary: 'Create scores',
+  description:
+    "201 with the created scores (`source: api`, `authorKeyId` the calling key), in the order sent. 1 to 100 scores per request (more is 400); each names a trace (`traceId`) or a span (`spanId`) of the project, or both when the span is of that trace (neither, or a span of another trace, is 400). A trace or span that does not exist in the project (another project's, another workspace's) is 404. A value that breaks the score config of its name is 400 naming the rule (`details[].field` is `scores.<i>.value`). All the scores are stored or, on any error, none. Ingest-only keys may create scores (an application sending its users' feedback); read-only keys get 403, as does a key restricted to other projects.",
+  operationId: 'createScores',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: CreateScoresRequestSchema,
+          example: {
+            scores: [{ spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R', name: 'thumbs', value: true }],
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: 'The created scores.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: CreateScoresResponseSchema,
+          example: {
+            scores: [
+              {
+                id: 'score_01JD8QB2C3D4E5F6G7H8J9K0M1',
+                projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+                traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+                spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+                name: 'thumbs',
+                value: true,
+                dataType: 'boolean',
+                comment: null,
+                source: 'api',
+                evaluatorId: null,
+                runId: null,
+                authorKeyId: 'apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K',
+                createdAt: 1732190405000,
+                updatedAt: 1732190405000,
+              },
+            ],
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postProjectsProjectIdScoresSearchRoute = createRoute({
+  method: 'post',
+  path: '/projects/{projectId}/scores/search',
+  tags: ['Scores'],
+  summary: 'Search scores',
+  description:
+    "200 with one page of the project's scores that match every given filter: `traceId` (the trace's scores, on the trace and on its spans), `spanId`, `name` (exact), `source`, `createdAfter` / `createdBefore` (inclusive Unix ms) and `minValue` / `maxValue` (inclusive; numeric and boolean scores only, a boolean counting as 1 or 0, so a value range leaves categorical scores out). Ordered by `sort` (default `createdAt:desc`) and keyset-paginated on (`createdAt`, `id`): pass `pagination.nextCursor` as `cursor`; pages are stable while new scores arrive. A bad cursor is `400 INVALID_CURSOR`; a project of another workspace is 404; a key restricted to other projects gets 403; ingest-only keys get 403. Search changes nothing; it uses POST, as the log searches do, because a value range does not fit a query string.",
+  operationId: 'searchScores',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: SearchScoresRequestSchema,
+          example: { traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q', name: 'thumbs', limit: 50 },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'One page of scores.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ScoreListSchema,
+          example: {
+            scores: [
+              {
+                id: 'score_01JD8QB2C3D4E5F6G7H8J9K0M1',
+                projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+                traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+                spanId: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+                name: 'thumbs',
+                value: true,
+                dataType: 'boolean',
+                comment: null,
+                source: 'api',
+                evaluatorId: null,
+                runId: null,
+                authorKeyId: 'apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K',
+                createdAt: 1732190405000,
+                updatedAt: 1732190405000,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const deleteProjectsProjectIdScoresScoreIdRoute = createRoute({
+  method: 'delete',
+  path: '/projects/{projectId}/scores/{scoreId}',
+  tags: ['Scores'],
+  summary: 'Delete a score',
+  description:
+    '204 with no body: the score is deleted, whatever its source. A score of another project is 404. Requires a full key (ingest-only and read-only keys get 403); a key restricted to other projects is 403.',
+  operationId: 'deleteScore',
+  request: { params: z.object({ projectId: ProjectIdParamsSchema, scoreId: ScoreIdParamsSchema }) },
+  responses: {
+    204: {
+      description: 'Deleted.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdScoreConfigsRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/score-configs',
+  tags: ['Scores'],
+  summary: 'List score configs',
+  description:
+    "200 with one page of the project's score configs, cursor-paginated. A key restricted to other projects gets 403; ingest-only keys get 403.",
+  operationId: 'listScoreConfigs',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: CreatedAtSortParamsSchema,
+      createdAfter: CreatedAfterParamsSchema,
+      createdBefore: CreatedBeforeParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of score configs.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ScoreConfigListSchema,
+          example: {
+            scoreConfigs: [
+              {
+                id: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
+                projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+                name: 'helpfulness',
+                description: 'How well the answer helped, from 0 (not at all) to 1.',
+                rule: { type: 'numeric', min: 0, max: 1 },
+                createdAt: 1732190400000,
+                updatedAt: 1732190400000,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postProjectsProjectIdScoreConfigsRoute = createRoute({
+  method: 'post',
+  path: '/projects/{projectId}/score-configs',
+  tags: ['Scores'],
+  summary: 'Create a score config',
+  description:
+    '201 with the config. From then on every score of `name` created in the project must fit `rule` (400 naming the rule otherwise); scores already stored are kept. A name has at most one config: another is 409. A numeric rule with `min` above `max` is 400. Requires a full key; a key restricted to other projects is 403.',
+  operationId: 'createScoreConfig',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: CreateScoreConfigRequestSchema,
+          example: {
+            name: 'helpfulness',
+            description: 'How well the answer helped, from 0 (not at all) to 1.',
+            rule: { type: 'numeric', min: 0, max: 1 },
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: 'The created score config.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ScoreConfigSchema,
+          example: {
+            id: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'helpfulness',
+            description: 'How well the answer helped, from 0 (not at all) to 1.',
+            rule: { type: 'numeric', min: 0, max: 1 },
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    409: ConflictResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdScoreConfigsScoreConfigIdRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/score-configs/{scoreConfigId}',
+  tags: ['Scores'],
+  summary: 'Get a score config',
+  description:
+    '200 with the score config. A config of another project is 404. A key restricted to other projects gets 403; ingest-only keys get 403.',
+  operationId: 'getScoreConfig',
+  request: {
+    params: z.object({
+      projectId: ProjectIdParamsSchema,
+      scoreConfigId: ScoreConfigIdParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'The score config.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ScoreConfigSchema,
+          example: {
+            id: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'helpfulness',
+            description: 'How well the answer helped, from 0 (not at all) to 1.',
+            rule: { type: 'numeric', min: 0, max: 1 },
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const deleteProjectsProjectIdScoreConfigsScoreConfigIdRoute = createRoute({
+  method: 'delete',
+  path: '/projects/{projectId}/score-configs/{scoreConfigId}',
+  tags: ['Scores'],
+  summary: 'Delete a score config',
+  description:
+    '204 with no body: the config is deleted and scores of its name are no longer checked; stored scores are kept. Requires a full key; a key restricted to other projects is 403.',
+  operationId: 'deleteScoreConfig',
+  request: {
+    params: z.object({
+      projectId: ProjectIdParamsSchema,
+      scoreConfigId: ScoreConfigIdParamsSchema,
+    }),
+  },
+  responses: {
+    204: {
+      description: 'Deleted.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const patchProjectsProjectIdScoreConfigsScoreConfigIdRoute = createRoute({
+  method: 'patch',
+  path: '/projects/{projectId}/score-configs/{scoreConfigId}',
+  tags: ['Scores'],
+  summary: 'Update a score config',
+  description:
+    '200 with the updated config. Send at least one field; `rule` replaces the rule as a whole (its type may change) and binds scores created afterwards; stored scores are kept as they are. The name does not change. Requires a full key; a key restricted to other projects is 403.',
+  operationId: 'updateScoreConfig',
+  request: {
+    params: z.object({
+      projectId: ProjectIdParamsSchema,
+      scoreConfigId: ScoreConfigIdParamsSchema,
+    }),
+    body: {
+      content: {
+        'application/json': {
+          schema: UpdateScoreConfigRequestSchema,
+          example: { rule: { type: 'numeric', min: 0, max: 10 } },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'The updated score config.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ScoreConfigSchema,
+          example: {
+            id: 'scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1',
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            name: 'helpfulness',
+            description: 'How well the answer helped, from 0 (not at all) to 1.',
+            rule: { type: 'numeric', min: 0, max: 10 },
+            createdAt: 1732190400000,
+            updatedAt: 1732276800000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
   },
 })
 

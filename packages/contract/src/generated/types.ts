@@ -1180,6 +1180,158 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/scores": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Create scores
+         * @description 201 with the created scores (`source: api`, `authorKeyId` the calling key), in the order sent. 1 to 100 scores per request (more is 400); each names a trace (`traceId`) or a span (`spanId`) of the project, or both when the span is of that trace (neither, or a span of another trace, is 400). A trace or span that does not exist in the project (another project's, another workspace's) is 404. A value that breaks the score config of its name is 400 naming the rule (`details[].field` is `scores.<i>.value`). All the scores are stored or, on any error, none. Ingest-only keys may create scores (an application sending its users' feedback); read-only keys get 403, as does a key restricted to other projects.
+         */
+        post: operations["createScores"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/scores/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Search scores
+         * @description 200 with one page of the project's scores that match every given filter: `traceId` (the trace's scores, on the trace and on its spans), `spanId`, `name` (exact), `source`, `createdAfter` / `createdBefore` (inclusive Unix ms) and `minValue` / `maxValue` (inclusive; numeric and boolean scores only, a boolean counting as 1 or 0, so a value range leaves categorical scores out). Ordered by `sort` (default `createdAt:desc`) and keyset-paginated on (`createdAt`, `id`): pass `pagination.nextCursor` as `cursor`; pages are stable while new scores arrive. A bad cursor is `400 INVALID_CURSOR`; a project of another workspace is 404; a key restricted to other projects gets 403; ingest-only keys get 403. Search changes nothing; it uses POST, as the log searches do, because a value range does not fit a query string.
+         */
+        post: operations["searchScores"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/scores/{scoreId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the score.
+                 * @example score_01JD8QB2C3D4E5F6G7H8J9K0M1
+                 */
+                scoreId: components["parameters"]["ScoreId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a score
+         * @description 204 with no body: the score is deleted, whatever its source. A score of another project is 404. Requires a full key (ingest-only and read-only keys get 403); a key restricted to other projects is 403.
+         */
+        delete: operations["deleteScore"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/score-configs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List score configs
+         * @description 200 with one page of the project's score configs, cursor-paginated. A key restricted to other projects gets 403; ingest-only keys get 403.
+         */
+        get: operations["listScoreConfigs"];
+        put?: never;
+        /**
+         * Create a score config
+         * @description 201 with the config. From then on every score of `name` created in the project must fit `rule` (400 naming the rule otherwise); scores already stored are kept. A name has at most one config: another is 409. A numeric rule with `min` above `max` is 400. Requires a full key; a key restricted to other projects is 403.
+         */
+        post: operations["createScoreConfig"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/score-configs/{scoreConfigId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the score config.
+                 * @example scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1
+                 */
+                scoreConfigId: components["parameters"]["ScoreConfigId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get a score config
+         * @description 200 with the score config. A config of another project is 404. A key restricted to other projects gets 403; ingest-only keys get 403.
+         */
+        get: operations["getScoreConfig"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a score config
+         * @description 204 with no body: the config is deleted and scores of its name are no longer checked; stored scores are kept. Requires a full key; a key restricted to other projects is 403.
+         */
+        delete: operations["deleteScoreConfig"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a score config
+         * @description 200 with the updated config. Send at least one field; `rule` replaces the rule as a whole (its type may change) and binds scores created afterwards; stored scores are kept as they are. The name does not change. Requires a full key; a key restricted to other projects is 403.
+         */
+        patch: operations["updateScoreConfig"];
+        trace?: never;
+    };
     "/providers": {
         parameters: {
             query?: never;
@@ -4509,6 +4661,35 @@ export type components = {
          */
         LogAttributeFilter: components["schemas"]["LogAttributeValueFilter"] | components["schemas"]["LogAttributeTextFilter"] | components["schemas"]["LogAttributeNumberFilter"] | components["schemas"]["LogAttributeListFilter"] | components["schemas"]["LogAttributeExistsFilter"];
         /**
+         * @description The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.
+         * @example helpfulness
+         */
+        ScoreName: string;
+        /**
+         * @description A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.
+         * @example 0.8
+         */
+        ScoreValue: number | string | boolean;
+        /**
+         * @description Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.
+         * @example {
+         *       "column": "scores",
+         *       "name": "thumbs",
+         *       "operator": "equals",
+         *       "value": false
+         *     }
+         */
+        LogScoreFilter: {
+            /** @enum {string} */
+            column: "scores";
+            name: components["schemas"]["ScoreName"];
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte" | "exists";
+            value: components["schemas"]["ScoreValue"];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
          * @description One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by
          *     `column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the
          *     operators and value types below; anything else is 400 VALIDATION_ERROR.
@@ -4527,6 +4708,7 @@ export type components = {
          *     | `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |
          *     | `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |
          *     | `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |
+         *     | `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |
          *     | `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |
          *
          *     `equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`
@@ -4549,7 +4731,7 @@ export type components = {
          *       ]
          *     }
          */
-        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"];
+        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"] | components["schemas"]["LogScoreFilter"];
         /**
          * @description Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).
          * @default startedAt:desc
@@ -5307,6 +5489,21 @@ export type components = {
             cursor?: string;
         };
         /**
+         * @description The scores of one name on a trace or span, summarised: how many there are and the value of the latest (newest `createdAt`, then highest id). A trace's summary counts the scores on the trace itself and on its spans. The scores themselves: `searchScores`.
+         * @example {
+         *       "name": "thumbs",
+         *       "count": 2,
+         *       "latestValue": true,
+         *       "latestAt": 1732190405000
+         *     }
+         */
+        LogScoreSummary: {
+            name: components["schemas"]["ScoreName"];
+            count: number;
+            latestValue: components["schemas"]["ScoreValue"];
+            latestAt: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.
          * @example {
          *       "id": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
@@ -5328,6 +5525,14 @@ export type components = {
          *       "totalOutputTokens": 5,
          *       "spanIds": [
          *         "span_01JD8Q9E4F6G8H0J2K4M6N8P0R"
+         *       ],
+         *       "scores": [
+         *         {
+         *           "name": "thumbs",
+         *           "count": 1,
+         *           "latestValue": true,
+         *           "latestAt": 1732190405000
+         *         }
          *       ],
          *       "createdAt": 1732190402100,
          *       "updatedAt": 1732190402100
@@ -5354,6 +5559,8 @@ export type components = {
             totalOutputTokens: number;
             /** @description Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans). */
             spanIds: components["schemas"]["EntityId"][];
+            /** @description A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none. */
+            scores: components["schemas"]["LogScoreSummary"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -5446,6 +5653,14 @@ export type components = {
          *       "endedAt": 1732190401450,
          *       "latency": 50,
          *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *       "scores": [
+         *         {
+         *           "name": "thumbs",
+         *           "count": 1,
+         *           "latestValue": true,
+         *           "latestAt": 1732190405000
+         *         }
+         *       ],
          *       "promptId": null,
          *       "deploymentId": null,
          *       "referenceId": "span-tool-1",
@@ -5499,6 +5714,8 @@ export type components = {
             attributes: components["schemas"]["LogAttributes"];
             tags: components["schemas"]["LogTags"];
             events: components["schemas"]["LogEvents"];
+            /** @description A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none. */
+            scores: components["schemas"]["LogScoreSummary"][];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -5670,6 +5887,342 @@ export type components = {
                 /** @description Why they were rejected. */
                 errorMessage: string;
             };
+        };
+        /**
+         * @description One score to create. Name what it grades with `traceId` or `traceReferenceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or a trace and a span of it; none is 400, as are both `traceId` and `traceReferenceId`. A trace or span that is not in the project is 404.
+         * @example {
+         *       "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *       "name": "thumbs",
+         *       "value": true
+         *     }
+         */
+        ScoreInput: {
+            traceId?: components["schemas"]["EntityId"];
+            /** @description The trace's `referenceId` (the application's own id, e.g. its request id), for feedback from an application that does not hold Pharos ids. A trace still buffered by the SDK's monitor is not found yet (404): retry. */
+            traceReferenceId?: string;
+            spanId?: components["schemas"]["EntityId"];
+            name: components["schemas"]["ScoreName"];
+            value: components["schemas"]["ScoreValue"];
+            /** @description Free text explaining the score. */
+            comment?: string;
+        };
+        /**
+         * @description Scores to create in one project, 1 to 100: all are stored or, on any error, none.
+         * @example {
+         *       "scores": [
+         *         {
+         *           "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *           "name": "thumbs",
+         *           "value": true
+         *         }
+         *       ]
+         *     }
+         */
+        CreateScoresRequest: {
+            scores: components["schemas"]["ScoreInput"][];
+        };
+        /**
+         * @description Which kind of value a score holds, or a score config requires: `numeric` (a number), `categorical` (a string category) or `boolean`.
+         * @example numeric
+         * @enum {string}
+         */
+        ScoreDataType: "numeric" | "categorical" | "boolean";
+        /**
+         * @description Who produced a score: `api` (an application or a person, through `createScores`) or `evaluator` (an evaluator grading a live span or an evaluation run's row).
+         * @example api
+         * @enum {string}
+         */
+        ScoreSource: "api" | "evaluator";
+        /**
+         * @description A graded judgement on a trace, or on one span of it (`spanId` set): its name, value and optional comment, who produced it (`source`, with `evaluatorId` and `runId` when an evaluator did) and the API key that wrote it.
+         * @example {
+         *       "id": "score_01JD8QB2C3D4E5F6G7H8J9K0M1",
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *       "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *       "name": "thumbs",
+         *       "value": true,
+         *       "dataType": "boolean",
+         *       "comment": null,
+         *       "source": "api",
+         *       "evaluatorId": null,
+         *       "runId": null,
+         *       "authorKeyId": "apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K",
+         *       "createdAt": 1732190405000,
+         *       "updatedAt": 1732190405000
+         *     }
+         */
+        Score: {
+            id: components["schemas"]["EntityId"];
+            projectId: components["schemas"]["EntityId"];
+            traceId: components["schemas"]["EntityId"];
+            /** @description The span the score is on; `null` for a score on the trace as a whole. */
+            spanId: components["schemas"]["EntityId"] | null;
+            name: components["schemas"]["ScoreName"];
+            value: components["schemas"]["ScoreValue"];
+            dataType: components["schemas"]["ScoreDataType"];
+            /** @description Free text explaining the score (an evaluator's reason, a user's correction); `null` when none. */
+            comment: string | null;
+            source: components["schemas"]["ScoreSource"];
+            /** @description The evaluator that produced the score (`source` `evaluator`), else `null`. */
+            evaluatorId: components["schemas"]["EntityId"] | null;
+            /** @description The evaluation run that produced the score, if one did, else `null`. */
+            runId: components["schemas"]["EntityId"] | null;
+            /** @description Id of the API key that wrote the score; `null` for scores the server produced itself. */
+            authorKeyId: components["schemas"]["EntityId"] | null;
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description The created scores, in the order of the request.
+         * @example {
+         *       "scores": [
+         *         {
+         *           "id": "score_01JD8QB2C3D4E5F6G7H8J9K0M1",
+         *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *           "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *           "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *           "name": "thumbs",
+         *           "value": true,
+         *           "dataType": "boolean",
+         *           "comment": null,
+         *           "source": "api",
+         *           "evaluatorId": null,
+         *           "runId": null,
+         *           "authorKeyId": "apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K",
+         *           "createdAt": 1732190405000,
+         *           "updatedAt": 1732190405000
+         *         }
+         *       ]
+         *     }
+         */
+        CreateScoresResponse: {
+            scores: components["schemas"]["Score"][];
+        };
+        /**
+         * @description Conditions on a project's scores, all ANDed; every one is optional. `minValue` / `maxValue` apply to numeric and boolean scores (a boolean counting as 1 or 0), so a value range leaves categorical scores out.
+         * @example {
+         *       "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *       "name": "thumbs",
+         *       "limit": 50
+         *     }
+         */
+        SearchScoresRequest: {
+            traceId?: components["schemas"]["EntityId"];
+            spanId?: components["schemas"]["EntityId"];
+            name?: components["schemas"]["ScoreName"];
+            source?: components["schemas"]["ScoreSource"];
+            /**
+             * Format: int64
+             * @description Only scores created at or after this Unix time in milliseconds (inclusive).
+             */
+            createdAfter?: number;
+            /**
+             * Format: int64
+             * @description Only scores created at or before this Unix time in milliseconds (inclusive).
+             */
+            createdBefore?: number;
+            /** @description Only numeric and boolean scores whose value is at least this (inclusive). */
+            minValue?: number;
+            /** @description Only numeric and boolean scores whose value is at most this (inclusive). */
+            maxValue?: number;
+            /**
+             * @description Order of the scores. Default `createdAt:desc` (newest first).
+             * @default createdAt:desc
+             * @enum {string}
+             */
+            sort?: "createdAt:asc" | "createdAt:desc";
+            /**
+             * @description Page size, 1 to 200. Default 50.
+             * @default 50
+             */
+            limit?: number;
+            /** @description The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
+            cursor?: string;
+        };
+        /**
+         * @description One page of a project's scores.
+         * @example {
+         *       "scores": [
+         *         {
+         *           "id": "score_01JD8QB2C3D4E5F6G7H8J9K0M1",
+         *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *           "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *           "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *           "name": "thumbs",
+         *           "value": true,
+         *           "dataType": "boolean",
+         *           "comment": null,
+         *           "source": "api",
+         *           "evaluatorId": null,
+         *           "runId": null,
+         *           "authorKeyId": "apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K",
+         *           "createdAt": 1732190405000,
+         *           "updatedAt": 1732190405000
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 1,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        ScoreList: {
+            scores: components["schemas"]["Score"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * Numeric
+         * @description Values must be numbers from `min` to `max` inclusive; a `null` bound leaves that side open. `min` may not exceed `max`.
+         * @example {
+         *       "type": "numeric",
+         *       "min": 0,
+         *       "max": 1
+         *     }
+         */
+        NumericScoreRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "numeric";
+            /** @description Lowest allowed value; `null` or absent for none. */
+            min?: number | null;
+            /** @description Highest allowed value; `null` or absent for none. */
+            max?: number | null;
+        };
+        /**
+         * Categorical
+         * @description Values must be one of `categories` (compared exactly). A category listed twice is 400.
+         * @example {
+         *       "type": "categorical",
+         *       "categories": [
+         *         "correct",
+         *         "partially-correct",
+         *         "wrong"
+         *       ]
+         *     }
+         */
+        CategoricalScoreRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "categorical";
+            categories: string[];
+        };
+        /**
+         * Boolean
+         * @description Values must be `true` or `false` (thumbs up / down, pass / fail).
+         * @example {
+         *       "type": "boolean"
+         *     }
+         */
+        BooleanScoreRule: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "boolean";
+        };
+        /**
+         * @description What a score config requires of the values of its name, discriminated by `type`: a numeric range, a list of categories, or a boolean. Responses always carry `min` and `max` of a numeric rule (`null` when open).
+         * @example {
+         *       "type": "numeric",
+         *       "min": 0,
+         *       "max": 1
+         *     }
+         */
+        ScoreRule: components["schemas"]["NumericScoreRule"] | components["schemas"]["CategoricalScoreRule"] | components["schemas"]["BooleanScoreRule"];
+        /**
+         * @description Types a score name of a project: every score of that name created afterwards must fit `rule` (400 naming the rule otherwise). Scores stored before the config or a change of it are kept as they are.
+         * @example {
+         *       "id": "scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1",
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "name": "helpfulness",
+         *       "description": "How well the answer helped, from 0 (not at all) to 1.",
+         *       "rule": {
+         *         "type": "numeric",
+         *         "min": 0,
+         *         "max": 1
+         *       },
+         *       "createdAt": 1732190400000,
+         *       "updatedAt": 1732190400000
+         *     }
+         */
+        ScoreConfig: {
+            id: components["schemas"]["EntityId"];
+            projectId: components["schemas"]["EntityId"];
+            name: components["schemas"]["ScoreName"];
+            /** @description What the score means, for people; `""` when none. */
+            description: string;
+            rule: components["schemas"]["ScoreRule"];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description One page of a project's score configs.
+         * @example {
+         *       "scoreConfigs": [
+         *         {
+         *           "id": "scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1",
+         *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *           "name": "helpfulness",
+         *           "description": "How well the answer helped, from 0 (not at all) to 1.",
+         *           "rule": {
+         *             "type": "numeric",
+         *             "min": 0,
+         *             "max": 1
+         *           },
+         *           "createdAt": 1732190400000,
+         *           "updatedAt": 1732190400000
+         *         }
+         *       ],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 1,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        ScoreConfigList: {
+            scoreConfigs: components["schemas"]["ScoreConfig"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description A score config for one score name of the project; a name has at most one config (another is 409).
+         * @example {
+         *       "name": "helpfulness",
+         *       "description": "How well the answer helped, from 0 (not at all) to 1.",
+         *       "rule": {
+         *         "type": "numeric",
+         *         "min": 0,
+         *         "max": 1
+         *       }
+         *     }
+         */
+        CreateScoreConfigRequest: {
+            name: components["schemas"]["ScoreName"];
+            /** @description What the score means, for people. Default `""`. */
+            description?: string;
+            rule: components["schemas"]["ScoreRule"];
+        };
+        /**
+         * @description Changes to a score config; at least one field. `rule` replaces the rule as a whole (its type may change) and applies to scores created afterwards. The name does not change.
+         * @example {
+         *       "rule": {
+         *         "type": "numeric",
+         *         "min": 0,
+         *         "max": 10
+         *       }
+         *     }
+         */
+        UpdateScoreConfigRequest: {
+            description?: string;
+            rule?: components["schemas"]["ScoreRule"];
         };
         /**
          * @description A configured LLM provider: which vendor API to call, where, and (write-only) with which credentials. Providers belong to the workspace, not to a project, and a workspace may hold several records of the same kind (for example one OpenAI key per team). Credentials are never returned; `hasCredentials` says whether some are stored.
@@ -6099,6 +6652,16 @@ export type components = {
          * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
          */
         PharosProjectIdHeader: components["schemas"]["EntityId"];
+        /**
+         * @description Id of the score.
+         * @example score_01JD8QB2C3D4E5F6G7H8J9K0M1
+         */
+        ScoreId: components["schemas"]["EntityId"];
+        /**
+         * @description Id of the score config.
+         * @example scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1
+         */
+        ScoreConfigId: components["schemas"]["EntityId"];
         /**
          * @description Id of the provider record.
          * @example provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P
@@ -10036,6 +10599,14 @@ export interface operations {
                      *             "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
                      *             "span_01JD8Q9E4F6G8H0J2K4M6N8P0S"
                      *           ],
+                     *           "scores": [
+                     *             {
+                     *               "name": "helpfulness",
+                     *               "count": 2,
+                     *               "latestValue": 0.9,
+                     *               "latestAt": 1732190405000
+                     *             }
+                     *           ],
                      *           "createdAt": 1732190402100,
                      *           "updatedAt": 1732190402100
                      *         }
@@ -10162,6 +10733,14 @@ export interface operations {
                      *           "endedAt": 1732190401300,
                      *           "latency": 1200,
                      *           "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *           "scores": [
+                     *             {
+                     *               "name": "thumbs",
+                     *               "count": 1,
+                     *               "latestValue": true,
+                     *               "latestAt": 1732190405000
+                     *             }
+                     *           ],
                      *           "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
                      *           "deploymentId": null,
                      *           "referenceId": "span-llm-1",
@@ -10350,6 +10929,507 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Overloaded"];
+        };
+    };
+    createScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "scores": [
+                 *         {
+                 *           "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                 *           "name": "thumbs",
+                 *           "value": true
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateScoresRequest"];
+            };
+        };
+        responses: {
+            /** @description The created scores. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scores": [
+                     *         {
+                     *           "id": "score_01JD8QB2C3D4E5F6G7H8J9K0M1",
+                     *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *           "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *           "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                     *           "name": "thumbs",
+                     *           "value": true,
+                     *           "dataType": "boolean",
+                     *           "comment": null,
+                     *           "source": "api",
+                     *           "evaluatorId": null,
+                     *           "runId": null,
+                     *           "authorKeyId": "apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K",
+                     *           "createdAt": 1732190405000,
+                     *           "updatedAt": 1732190405000
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CreateScoresResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    searchScores: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                 *       "name": "thumbs",
+                 *       "limit": 50
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchScoresRequest"];
+            };
+        };
+        responses: {
+            /** @description One page of scores. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scores": [
+                     *         {
+                     *           "id": "score_01JD8QB2C3D4E5F6G7H8J9K0M1",
+                     *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *           "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *           "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                     *           "name": "thumbs",
+                     *           "value": true,
+                     *           "dataType": "boolean",
+                     *           "comment": null,
+                     *           "source": "api",
+                     *           "evaluatorId": null,
+                     *           "runId": null,
+                     *           "authorKeyId": "apikey_01JD8Q3A1B2C3D4E5F6G7H8J9K",
+                     *           "createdAt": 1732190405000,
+                     *           "updatedAt": 1732190405000
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteScore: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the score.
+                 * @example score_01JD8QB2C3D4E5F6G7H8J9K0M1
+                 */
+                scoreId: components["parameters"]["ScoreId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listScoreConfigs: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Order of the items. Default `createdAt:desc` (newest first).
+                 * @example createdAt:desc
+                 */
+                sort?: components["parameters"]["CreatedAtSort"];
+                /**
+                 * @description Only items created at or after this Unix time in milliseconds. Omit for no lower bound.
+                 * @example 1732190400000
+                 */
+                createdAfter?: components["parameters"]["CreatedAfter"];
+                /**
+                 * @description Only items created at or before this Unix time in milliseconds. Omit for no upper bound.
+                 * @example 1732276800000
+                 */
+                createdBefore?: components["parameters"]["CreatedBefore"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of score configs. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "scoreConfigs": [
+                     *         {
+                     *           "id": "scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1",
+                     *           "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *           "name": "helpfulness",
+                     *           "description": "How well the answer helped, from 0 (not at all) to 1.",
+                     *           "rule": {
+                     *             "type": "numeric",
+                     *             "min": 0,
+                     *             "max": 1
+                     *           },
+                     *           "createdAt": 1732190400000,
+                     *           "updatedAt": 1732190400000
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreConfigList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    createScoreConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "name": "helpfulness",
+                 *       "description": "How well the answer helped, from 0 (not at all) to 1.",
+                 *       "rule": {
+                 *         "type": "numeric",
+                 *         "min": 0,
+                 *         "max": 1
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["CreateScoreConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The created score config. */
+            201: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "helpfulness",
+                     *       "description": "How well the answer helped, from 0 (not at all) to 1.",
+                     *       "rule": {
+                     *         "type": "numeric",
+                     *         "min": 0,
+                     *         "max": 1
+                     *       },
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732190400000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreConfig"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getScoreConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the score config.
+                 * @example scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1
+                 */
+                scoreConfigId: components["parameters"]["ScoreConfigId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The score config. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "helpfulness",
+                     *       "description": "How well the answer helped, from 0 (not at all) to 1.",
+                     *       "rule": {
+                     *         "type": "numeric",
+                     *         "min": 0,
+                     *         "max": 1
+                     *       },
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732190400000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreConfig"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteScoreConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the score config.
+                 * @example scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1
+                 */
+                scoreConfigId: components["parameters"]["ScoreConfigId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    updateScoreConfig: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the score config.
+                 * @example scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1
+                 */
+                scoreConfigId: components["parameters"]["ScoreConfigId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "rule": {
+                 *         "type": "numeric",
+                 *         "min": 0,
+                 *         "max": 10
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["UpdateScoreConfigRequest"];
+            };
+        };
+        responses: {
+            /** @description The updated score config. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "scoreconfig_01JD8QC2C3D4E5F6G7H8J9K0M1",
+                     *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                     *       "name": "helpfulness",
+                     *       "description": "How well the answer helped, from 0 (not at all) to 1.",
+                     *       "rule": {
+                     *         "type": "numeric",
+                     *         "min": 0,
+                     *         "max": 10
+                     *       },
+                     *       "createdAt": 1732190400000,
+                     *       "updatedAt": 1732276800000
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScoreConfig"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     listProviders: {

@@ -90,6 +90,7 @@ describeEachStore("searchLogSpans", (use) => {
       attributes: { "user.plan": "pro" },
       tags: ["production"],
       events: ['{"name":"retry"}'],
+      scores: [],
       createdAt: T0 + 1301,
       updatedAt: T0 + 1301,
     });

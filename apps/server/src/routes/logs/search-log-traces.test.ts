@@ -55,6 +55,7 @@ describeEachStore("searchLogTraces", (use) => {
       totalInputTokens: 12,
       totalOutputTokens: 5,
       spanIds: [spanId],
+      scores: [],
       createdAt: T0 + 3001,
       updatedAt: T0 + 3001,
     });

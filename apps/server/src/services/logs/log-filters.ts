@@ -15,6 +15,7 @@ import type { schemas } from "@pharos/contract";
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { invalid } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
+import { scoreFilterCondition } from "./score-filter.ts";
 
 export type LogKind = "trace" | "span";
 export type LogFilter = schemas.LogFilter;
@@ -302,6 +303,8 @@ export function filterCondition(scope: SearchScope, filter: LogFilter, index: nu
       return tagCondition(scope, filter);
     case "attributes":
       return attributeCondition(scope, filter);
+    case "scores":
+      return scoreFilterCondition(scope.kind, scope.projectId, filter, index);
   }
 }
 
@@ -315,6 +318,7 @@ export function canonicalFilters(filters: readonly LogFilter[] | undefined) {
   return filters.map((filter) => ({
     column: filter.column,
     key: "key" in filter ? filter.key : undefined,
+    name: "name" in filter ? filter.name : undefined,
     operator: filter.operator,
     value: filter.value,
   }));

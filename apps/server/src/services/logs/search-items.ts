@@ -2,11 +2,13 @@
 import type { schemas } from "@pharos/contract";
 import type { Database } from "../../store/schema.ts";
 import { fromJson } from "../json.ts";
+import type { LogScoreSummary } from "../scores/score-summaries.ts";
 
 export type LogTrace = schemas.LogTrace;
 export type LogSpan = schemas.LogSpan;
 
-export function toLogTrace(row: Database["logTraces"]): LogTrace {
+/** `scores`: the trace's score summary (score-summaries.ts). */
+export function toLogTrace(row: Database["logTraces"], scores: LogScoreSummary[]): LogTrace {
   return {
     id: row.id,
     name: row.name,
@@ -22,12 +24,14 @@ export function toLogTrace(row: Database["logTraces"]): LogTrace {
     totalInputTokens: row.totalInputTokens,
     totalOutputTokens: row.totalOutputTokens,
     spanIds: fromJson<string[]>(row.spanIds),
+    scores,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };
 }
 
-export function toLogSpan(row: Database["logSpans"]): LogSpan {
+/** `scores`: the span's score summary (score-summaries.ts). */
+export function toLogSpan(row: Database["logSpans"], scores: LogScoreSummary[]): LogSpan {
   return {
     id: row.id,
     name: row.name,
@@ -51,6 +55,7 @@ export function toLogSpan(row: Database["logSpans"]): LogSpan {
     attributes: fromJson<LogSpan["attributes"]>(row.attributes),
     tags: fromJson<string[]>(row.tags),
     events: fromJson<string[]>(row.events),
+    scores,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

@@ -4,6 +4,7 @@ import type { BodyOf } from "../operation-input.ts";
 import { type Page, paginate } from "../pagination.ts";
 import { requireProject } from "../projects/project.ts";
 import { requirePromptsOfProject } from "../prompts/prompt.ts";
+import { scoreSummaries } from "../scores/score-summaries.ts";
 import {
   canonicalFilters,
   containsText,
@@ -54,7 +55,7 @@ export async function logSpanPages(
   } = body;
   const project = await requireProject(ctx, projectId);
   if (promptId !== undefined) await requirePromptsOfProject(ctx, project.id, [promptId]);
-  return (page) => {
+  return async (page) => {
     const scope = searchScope("span", project.id, { startedAfter, startedBefore, ...order, ...page });
     const driver = drivingOwners(ctx.db, scope, filters);
     let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");
@@ -80,7 +81,7 @@ export async function logSpanPages(
     for (const [index, filter] of filters.entries()) {
       if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
     }
-    return paginate(ctx, {
+    const rows = await paginate(ctx, {
       operation: "searchLogSpans",
       filters: {
         projectId: project.id,
@@ -99,7 +100,14 @@ export async function logSpanPages(
       table: driver ? OWNERS : "logSpans",
       keyset: "startedAt",
       select,
-      toItem: toLogSpan,
+      toItem: (row) => row,
     });
+    // The page's score summaries in one more query, for search and export alike.
+    const summaries = await scoreSummaries(
+      ctx.db,
+      "span",
+      rows.items.map((row) => row.id),
+    );
+    return { ...rows, items: rows.items.map((row) => toLogSpan(row, summaries.get(row.id) ?? [])) };
   };
 }

@@ -3,6 +3,7 @@ import type { ServiceContext } from "../context.ts";
 import type { BodyOf } from "../operation-input.ts";
 import { type Page, paginate } from "../pagination.ts";
 import { requireProject } from "../projects/project.ts";
+import { scoreSummaries } from "../scores/score-summaries.ts";
 import {
   canonicalFilters,
   containsText,
@@ -37,7 +38,7 @@ export async function logTracePages(
 ): Promise<(page: { limit?: number; cursor?: string }) => Promise<Page<LogTrace>>> {
   const { projectId, startedAfter, startedBefore, status, name, referenceId, sessionId, filters = [], ...order } = body;
   const project = await requireProject(ctx, projectId);
-  return (page) => {
+  return async (page) => {
     const scope = searchScope("trace", project.id, { startedAfter, startedBefore, ...order, ...page });
     const driver = drivingOwners(ctx.db, scope, filters);
     let select = ctx.db.selectFrom("logTraces").selectAll("logTraces");
@@ -53,7 +54,7 @@ export async function logTracePages(
     for (const [index, filter] of filters.entries()) {
       if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
     }
-    return paginate(ctx, {
+    const rows = await paginate(ctx, {
       operation: "searchLogTraces",
       filters: {
         projectId: project.id,
@@ -69,7 +70,14 @@ export async function logTracePages(
       table: driver ? OWNERS : "logTraces",
       keyset: "startedAt",
       select,
-      toItem: toLogTrace,
+      toItem: (row) => row,
     });
+    // The page's score summaries in one more query, for search and export alike.
+    const summaries = await scoreSummaries(
+      ctx.db,
+      "trace",
+      rows.items.map((row) => row.id),
+    );
+    return { ...rows, items: rows.items.map((row) => toLogTrace(row, summaries.get(row.id) ?? [])) };
   };
 }
