@@ -22,6 +22,8 @@ const PREFIXES = {
   webhook: "webhook",
   webhookEvent: "ev",
   webhookDelivery: "delivery",
+  score: "score",
+  scoreConfig: "scoreconfig",
 } as const;
 
 export type EntityKind = keyof typeof PREFIXES;

@@ -339,7 +339,51 @@ export interface Database {
     createdAt: number;
     updatedAt: number;
   };
+  /**
+   * A graded judgement on a trace or one of its spans (migration 0011). `numberValue` holds a numeric value, or
+   * a boolean as 1 / 0; `stringValue` a category. `dataType` tells which the value was.
+   */
+  scores: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    traceId: string;
+    /** null: the score is on the trace as a whole. */
+    spanId: string | null;
+    name: string;
+    dataType: ScoreDataType;
+    numberValue: number | null;
+    stringValue: string | null;
+    comment: string | null;
+    source: ScoreSource;
+    /** The evaluator (and its run, when graded by an evaluation run) that produced the score. */
+    evaluatorId: string | null;
+    runId: string | null;
+    /** The API key that wrote the score; null for scores the server produced itself. */
+    authorKeyId: string | null;
+    createdAt: number;
+    updatedAt: number;
+  };
+  /** Types a score name of a project: values of that name must fit it (migration 0011). */
+  scoreConfigs: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    name: string;
+    dataType: ScoreDataType;
+    /** Inclusive bounds of a numeric config; null = unbounded on that side. */
+    minValue: number | null;
+    maxValue: number | null;
+    /** JSON string[] of a categorical config; null otherwise. */
+    categories: string | null;
+    description: string;
+    createdAt: number;
+    updatedAt: number;
+  };
 }
+
+export type ScoreDataType = "numeric" | "categorical" | "boolean";
+export type ScoreSource = "api" | "evaluator";
 
 export type WebhookDeliveryType = "create-deployment" | "evaluation-run-finished" | "test";
 

@@ -16,6 +16,7 @@ import { cacheGeneration } from "./0007-cache-generation.ts";
 import { apiKeyExpiry } from "./0008-api-key-expiry.ts";
 import { rateLimitWindows } from "./0009-rate-limit-windows.ts";
 import { webhooks } from "./0010-webhooks.ts";
+import { scores } from "./0011-scores.ts";
 import { onlineEvaluations } from "./0012-online-evaluations.ts";
 
 /** Every migration in order; names sort in the order they apply. */
@@ -31,6 +32,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0008-api-key-expiry": apiKeyExpiry,
     "0009-rate-limit-windows": rateLimitWindows(dialect),
     "0010-webhooks": webhooks,
+    "0011-scores": scores(dialect),
     "0012-online-evaluations": onlineEvaluations(dialect),
   };
 }
