@@ -6,7 +6,9 @@ import type { AnyDb } from "./any-db.ts";
  * Continuous evaluation (ADR 0016): evaluators' online settings, and the queue of live spans to grade. A queue
  * row is inserted in the transaction that commits its span, one per evaluator that samples it; workers claim
  * rows with a lease (`state`, `leaseOwner`, `leaseExpiresAt`, as evaluation run items) and record the grade on
- * the row itself, which is what an evaluator's online counts are read from.
+ * the row itself, which is what an evaluator's online counts are read from. No foreign key to the evaluator: a
+ * log write must not fail because an evaluator was deleted after the write read it; the worker drops the rows
+ * of an evaluator that is gone.
  *
  * The log write path reads a prompt's active evaluators from the read cache, so `evaluators` joins the cached
  * tables here: its changes bump the cache generation (the triggers of migration 0007).
@@ -26,7 +28,7 @@ export const onlineEvaluations: (dialect: Dialect) => Migration = (dialect) => (
     await db.schema
       .createTable("onlineEvaluations")
       .addColumn("spanId", "text", (c) => c.notNull())
-      .addColumn("evaluatorId", "text", (c) => c.notNull().references("evaluators.id").onDelete("cascade"))
+      .addColumn("evaluatorId", "text", (c) => c.notNull())
       .addColumn("workspaceId", "text", (c) => c.notNull())
       .addColumn("projectId", "text", (c) => c.notNull())
       .addColumn("traceId", "text", (c) => c.notNull())
