@@ -82,7 +82,7 @@ export async function benchOnline(options: Options): Promise<string[]> {
       const key = issueKey(createIdGenerator(Date.now)("apiKey")).key;
       const server = await startPharos(
         `online-${store}`,
-        { DATABASE_URL: database.url, PHAROS_BOOTSTRAP_API_KEY: key, LOG_LEVEL: "warn" },
+        { DATABASE_URL: database.url, PHAROS_BOOTSTRAP_API_KEY: key, LOG_LEVEL: "info" },
         options.logDir,
       );
       const reader = openStore(database.url);

@@ -40,20 +40,7 @@ export async function claimSpans(context: SpanClaimContext, limit: number): Prom
   const budgets = new Map<string, number>();
   // A second pass when the first skipped evaluators at their cap: their rows no longer hide the others'.
   for (let pass = 0; pass < 2 && claimed.length < limit; pass += 1) {
-    let candidates = db
-      .selectFrom("onlineEvaluations")
-      .innerJoin("evaluators", "evaluators.id", "onlineEvaluations.evaluatorId")
-      .select(["onlineEvaluations.spanId", "onlineEvaluations.evaluatorId", "evaluators.config"])
-      .where((eb) =>
-        eb.or([
-          eb("onlineEvaluations.state", "=", "pending"),
-          eb.and([eb("onlineEvaluations.state", "=", "claimed"), eb("onlineEvaluations.leaseExpiresAt", "<", now)]),
-        ]),
-      )
-      .orderBy("onlineEvaluations.queuedAt")
-      .limit((limit - claimed.length) * CANDIDATES_PER_ROW);
-    if (capped.size > 0) candidates = candidates.where("onlineEvaluations.evaluatorId", "not in", [...capped]);
-    const rows = await candidates.execute();
+    const rows = await candidates(context, (limit - claimed.length) * CANDIDATES_PER_ROW, capped);
     if (rows.length === 0) break;
     let skipped = false;
     for (const row of rows) {
@@ -76,6 +63,27 @@ export async function claimSpans(context: SpanClaimContext, limit: number): Prom
     if (!skipped) break;
   }
   return claimed;
+}
+
+/**
+ * Rows to try, oldest first: those of dead workers (few: at most what workers hold at once), then pending ones.
+ * Two statements, so each walks the (state, queuedAt) index instead of every done row of the queue.
+ */
+async function candidates(context: SpanClaimContext, max: number, capped: ReadonlySet<string>) {
+  const select = (state: "claimed" | "pending", count: number) => {
+    let query = context.db
+      .selectFrom("onlineEvaluations")
+      .innerJoin("evaluators", "evaluators.id", "onlineEvaluations.evaluatorId")
+      .select(["onlineEvaluations.spanId", "onlineEvaluations.evaluatorId", "evaluators.config"])
+      .where("onlineEvaluations.state", "=", state)
+      .orderBy("onlineEvaluations.queuedAt")
+      .limit(count);
+    if (state === "claimed") query = query.where("onlineEvaluations.leaseExpiresAt", "<", context.now);
+    if (capped.size > 0) query = query.where("onlineEvaluations.evaluatorId", "not in", [...capped]);
+    return query.execute();
+  };
+  const expired = await select("claimed", max);
+  return expired.length < max ? [...expired, ...(await select("pending", max - expired.length))] : expired;
 }
 
 /** Judge calls the evaluator may still start now: its cap less the last minute's calls and the rows held. */

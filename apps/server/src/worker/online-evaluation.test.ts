@@ -50,9 +50,14 @@ async function stats(h: Harness, s: { promptId: string; evaluatorId: string }) {
   return ok(h, "GET", `/prompts/${s.promptId}/evaluators/${s.evaluatorId}/online-stats?${WINDOW}`);
 }
 
-async function waitForStats(h: Harness, s: { promptId: string; evaluatorId: string }, until: (stats: any) => boolean) {
+async function waitForStats(
+  h: Harness,
+  s: { promptId: string; evaluatorId: string },
+  until: (stats: any) => boolean,
+  timeoutMs = 10_000,
+) {
   let last: any;
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     last = await stats(h, s);
     if (until(last)) return last;
@@ -125,7 +130,9 @@ describeEachStore("continuous evaluation", (use) => {
     expect(expected).toBeLessThan(580);
     const counted = await stats(h, s);
     expect(counted.queued).toBe(expected);
-  });
+    // Graded before the next test, whose span would otherwise wait behind these.
+    await waitForStats(h, s, (counts) => counts.pending === 0, 60_000);
+  }, 90_000);
 
   it("samples the same fixed ids the same way every time", () => {
     const ids = Array.from({ length: 1000 }, (_, index) => `span_seed_${index}`);
@@ -246,5 +253,57 @@ describeEachStore("continuous evaluation", (use) => {
     await ok(h, "PATCH", `/prompts/${s.promptId}/evaluators/${s.evaluatorId}`, { status: "archived" });
     await ok(h, "POST", "/logs/trace", traceBody(h, {}, [liveSpan(s.promptId)]));
     expect(await stats(h, s)).toMatchObject({ queued: 0 });
+  });
+});
+
+describeEachStore("continuous evaluation: the per-evaluator cap on judge calls", (use) => {
+  beforeAll(async () => {
+    await use().startWorker({ concurrency: 4, providerMaxRetries: 0, onlineJudgeCallsPerMinute: 2 });
+  });
+
+  it("makes at most the cap's judge calls a minute for one evaluator; a deterministic evaluator is not held", async () => {
+    const h = use();
+    fake.configure({ latencyMs: 0, fail: undefined, reply: undefined, verdict: undefined });
+    fake.reset();
+    const provider = await ok(h, "POST", "/providers", {
+      provider: "openai",
+      displayName: "Capped judge",
+      baseUrl: `${fake.url}/v1`,
+      credentials: { apiKey: "sk-fake" },
+    });
+    const judged = await newPromptWithEvaluator(h, {
+      config: {
+        type: "llm-as-a-judge",
+        value: "Pass if the answer to {{question}} is polite.",
+        judgeModel: { providerId: provider.id, model: "gpt-4o-mini" },
+      },
+    });
+    const matched = await newPromptWithEvaluator(h, { config: SHIPS });
+    await ok(
+      h,
+      "POST",
+      "/logs/trace",
+      traceBody(
+        h,
+        {},
+        Array.from({ length: 5 }, () => liveSpan(judged.promptId)),
+      ),
+    );
+    await ok(
+      h,
+      "POST",
+      "/logs/trace",
+      traceBody(
+        h,
+        {},
+        Array.from({ length: 5 }, () => liveSpan(matched.promptId)),
+      ),
+    );
+    expect(await waitForStats(h, judged, (counts) => counts.graded === 2)).toMatchObject({ pending: 3 });
+    // The text matcher's spans are not held behind the capped evaluator's.
+    expect(await waitForStats(h, matched, (counts) => counts.pending === 0)).toMatchObject({ graded: 5 });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(await stats(h, judged)).toMatchObject({ graded: 2, pending: 3 });
+    expect(fake.requests.filter((request) => request.method === "POST")).toHaveLength(2);
   });
 });
