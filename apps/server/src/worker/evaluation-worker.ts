@@ -16,7 +16,7 @@ import type { Store } from "../store/store.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
 import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
-import { recordSpanResult } from "./record-span-result.ts";
+import { type GradedSpan, recordSpanResults } from "./record-span-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -71,6 +71,8 @@ export class EvaluationWorker {
   private readonly inFlight = new Map<string, { item: ClaimedItem; evaluated: Promise<void> }>();
   /** Queued live spans claimed and not yet recorded (or given back), by `spanId/evaluatorId`: each holds a slot. */
   private readonly spansInFlight = new Map<string, { span: ClaimedSpan; graded: Promise<void> }>();
+  /** Spans graded and waiting for the loop to record them (all of them in one transaction). */
+  private gradedToRecord: GradedSpan[] = [];
   /** Rows evaluated and waiting for the loop to record them. */
   private finished: FinishedRow[] = [];
   private readonly plans = new Map<string, RunPlan>();
@@ -148,7 +150,7 @@ export class EvaluationWorker {
           this.options.logger.error({ err: error }, "claiming or recording evaluation rows failed; retrying");
         }
         if (this.stopping) break;
-        if (this.finished.length > 0) continue;
+        if (this.finished.length > 0 || this.gradedToRecord.length > 0) continue;
         // Full: wait for a row to finish. Nothing to do: wait for the next poll or a wake-up.
         if (this.busySlots() >= this.options.concurrency) await this.wakeup.wait();
         else if (!progressed) await this.wakeup.wait(this.pollMs);
@@ -186,7 +188,7 @@ export class EvaluationWorker {
 
   /** Grades one queued span and records its result at once (a transaction of its own). */
   private async grade(span: ClaimedSpan): Promise<void> {
-    const { store, secrets, now, newId } = this.options;
+    const { store, secrets } = this.options;
     try {
       const { gradeSpan, readSpanToGrade } = await loadOnlineGrading();
       const toGrade = await readSpanToGrade(store.db, span);
@@ -203,10 +205,7 @@ export class EvaluationWorker {
         : { grade: "unknown" as const, score: 0, reason: "", error: "The span is gone.", judgeCalls: 0 };
       // Stopping: the span stays in flight, to be given back, not recorded as failed.
       if (this.abort.signal.aborted) return;
-      if (await recordSpanResult({ db: store.db, store, now: now(), newId }, span, toGrade, result)) {
-        this.gradedSpans += 1;
-      }
-      this.spansInFlight.delete(keyOfSpan(span));
+      this.gradedToRecord.push({ span, toGrade, result });
     } catch (error) {
       // Its slot is freed; the span stays claimed, its lease runs out and a worker grades it again.
       this.spansInFlight.delete(keyOfSpan(span));
@@ -219,7 +218,8 @@ export class EvaluationWorker {
 
   /** Records the rows evaluated since the last call, run by run, each with the claim of its replacements. */
   private async recordFinished(): Promise<boolean> {
-    if (this.finished.length === 0) return false;
+    const spansRecorded = await this.recordGradedSpans();
+    if (this.finished.length === 0) return spansRecorded;
     const byRun = new Map<string, FinishedRow[]>();
     for (const row of this.finished.splice(0)) byRun.set(row.item.runId, [...(byRun.get(row.item.runId) ?? []), row]);
     for (const [runId, rows] of byRun) {
@@ -237,6 +237,20 @@ export class EvaluationWorker {
       for (const row of rows) this.inFlight.delete(keyOf(row.item));
       this.begin(replacements);
     }
+    return true;
+  }
+
+  /** Records the spans graded since the last call, in one transaction, and frees their slots. */
+  private async recordGradedSpans(): Promise<boolean> {
+    if (this.gradedToRecord.length === 0) return false;
+    const graded = this.gradedToRecord.splice(0);
+    const { store, now, newId } = this.options;
+    try {
+      this.gradedSpans += await recordSpanResults({ db: store.db, store, now: now(), newId }, graded);
+    } catch (error) {
+      this.options.logger.error({ err: error }, "recording live span grades failed; their spans will be graded again");
+    }
+    for (const { span } of graded) this.spansInFlight.delete(keyOfSpan(span));
     return true;
   }
 

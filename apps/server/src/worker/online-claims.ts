@@ -13,6 +13,7 @@ import type { schemas } from "@pharos/contract";
 import { type Kysely, sql } from "kysely";
 import { fromJson } from "../services/json.ts";
 import type { Database } from "../store/schema.ts";
+import type { Store } from "../store/store.ts";
 
 export interface ClaimedSpan {
   spanId: string;
@@ -21,6 +22,7 @@ export interface ClaimedSpan {
 
 export interface SpanClaimContext {
   db: Kysely<Database>;
+  store: Store;
   owner: string;
   now: number;
   leaseMs: number;
@@ -31,10 +33,16 @@ const MINUTE_MS = 60_000;
 /** Candidates read per claimed row: some may be taken by another worker, or wait for their evaluator's cap. */
 const CANDIDATES_PER_ROW = 4;
 
-/** Claims up to `limit` queued spans, the longest queued first. */
-export async function claimSpans(context: SpanClaimContext, limit: number): Promise<ClaimedSpan[]> {
-  if (limit <= 0) return [];
-  const { db, now } = context;
+/**
+ * Claims up to `limit` queued spans, the longest queued first, in one transaction (one commit for the lot: on
+ * SQLite every commit takes the one writer that log writes need too).
+ */
+export function claimSpans(context: SpanClaimContext, limit: number): Promise<ClaimedSpan[]> {
+  if (limit <= 0) return Promise.resolve([]);
+  return context.store.transaction(context.db, (db) => claimSpansIn({ ...context, db }, limit));
+}
+
+async function claimSpansIn(context: SpanClaimContext, limit: number): Promise<ClaimedSpan[]> {
   const capped = new Set<string>();
   const claimed: ClaimedSpan[] = [];
   const budgets = new Map<string, number>();

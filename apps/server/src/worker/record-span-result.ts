@@ -25,6 +25,23 @@ export interface SpanRecordContext {
   newId: IdGenerator;
 }
 
+export interface GradedSpan {
+  span: ClaimedSpan;
+  toGrade: SpanToGrade | undefined;
+  result: SpanGrade;
+}
+
+/** Records several spans' results in one transaction (one commit); returns how many this call recorded. */
+export function recordSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
+  return context.store.transaction(context.db, async (trx) => {
+    let recorded = 0;
+    for (const { span, toGrade, result } of graded) {
+      if (await recordSpanResult({ ...context, db: trx }, span, toGrade, result)) recorded += 1;
+    }
+    return recorded;
+  });
+}
+
 /** Whether this call recorded the result (false: another worker had already). */
 export function recordSpanResult(
   context: SpanRecordContext,
