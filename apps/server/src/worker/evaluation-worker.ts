@@ -36,6 +36,12 @@ export interface WorkerOptions {
   pollMs?: number;
   /** Judge calls one `llm-as-a-judge` evaluator may make per minute on live spans, across workers. */
   onlineJudgeCallsPerMinute?: number;
+  /**
+   * Whether the process's log writes are in progress: while it answers true, the worker claims no live spans
+   * (those in flight finish), so that grading, which shares the process and, on SQLite, the one writer, never
+   * slows ingestion; the queue waits for a gap. Run rows are claimed as ever. Unset: never busy.
+   */
+  ingestionBusy?: () => boolean;
 }
 
 const DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE = 60;
@@ -175,6 +181,7 @@ export class EvaluationWorker {
     if (free <= 0) return 0;
     const items = await claimItems(this.context(), free);
     this.begin(items);
+    if (this.options.ingestionBusy?.()) return items.length;
     const spans = await claimSpans(
       {
         ...this.context(),
