@@ -307,3 +307,21 @@ describeEachStore("continuous evaluation: the per-evaluator cap on judge calls",
     expect(fake.requests.filter((request) => request.method === "POST")).toHaveLength(2);
   });
 });
+
+describeEachStore("continuous evaluation: ingestion first", (use) => {
+  let ingesting = true;
+  beforeAll(async () => {
+    await use().startWorker({ concurrency: 4, ingestionBusy: () => ingesting });
+  });
+
+  it("grades no live span while log writes are in progress, and catches up in the next gap", async () => {
+    const h = use();
+    ingesting = true;
+    const s = await newPromptWithEvaluator(h, { config: SHIPS });
+    await ok(h, "POST", "/logs/trace", traceBody(h, {}, [liveSpan(s.promptId), liveSpan(s.promptId)]));
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(await stats(h, s)).toMatchObject({ queued: 2, pending: 2 });
+    ingesting = false;
+    expect(await waitForStats(h, s, (counts) => counts.pending === 0)).toMatchObject({ graded: 2 });
+  });
+});
