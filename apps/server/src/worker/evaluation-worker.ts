@@ -45,6 +45,8 @@ export interface WorkerOptions {
 }
 
 const DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE = 60;
+/** Live spans a worker grades at once, judged ones included (those are bounded by the slots as well). */
+const SPANS_IN_FLIGHT = 50;
 
 const DEFAULT_POLL_MS = 250;
 /** Plans of recently seen runs (they never change). */
@@ -171,15 +173,20 @@ export class EvaluationWorker {
     return { db: store.db, store, newId, owner: this.id, now: this.options.now(), leaseMs: this.leaseMs };
   }
 
+  /** Slots held: run rows and live spans graded by a judge model (each may make a model call). */
   private busySlots(): number {
-    return this.inFlight.size + this.spansInFlight.size;
+    let judged = 0;
+    for (const { span } of this.spansInFlight.values()) if (span.judged) judged += 1;
+    return this.inFlight.size + judged;
   }
 
-  /** Claims rows for the free slots, from any run, then queued live spans for the slots left. */
+  /**
+   * Claims rows for the free slots, from any run, then queued live spans: those graded by a judge for the slots
+   * left, the others up to SPANS_IN_FLIGHT.
+   */
   private async claim(): Promise<number> {
     const free = this.options.concurrency - this.busySlots();
-    if (free <= 0) return 0;
-    const items = await claimItems(this.context(), free);
+    const items = free > 0 ? await claimItems(this.context(), free) : [];
     this.begin(items);
     if (this.options.ingestionBusy?.()) return items.length;
     const spans = await claimSpans(
@@ -187,7 +194,7 @@ export class EvaluationWorker {
         ...this.context(),
         judgeCallsPerMinute: this.options.onlineJudgeCallsPerMinute ?? DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE,
       },
-      free - items.length,
+      { limit: SPANS_IN_FLIGHT - this.spansInFlight.size, judgeLimit: Math.max(0, free - items.length) },
     );
     for (const span of spans) this.spansInFlight.set(keyOfSpan(span), { span, graded: this.grade(span) });
     return items.length + spans.length;

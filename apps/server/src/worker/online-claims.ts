@@ -5,6 +5,9 @@
  * runs, whatever the database. The grade is recorded with a conditional update too (record-span-result.ts):
  * a span graded twice (a worker that lost its lease and finished anyway) counts, and scores, once.
  *
+ * Only spans graded by a judge model take the worker's slots (its bound on model calls at once); the others are
+ * graded in batches of their own, their cost being the database's.
+ *
  * An `llm-as-a-judge` evaluator makes at most `judgeCallsPerMinute` judge calls a minute across workers:
  * the calls recorded in the last minute plus the rows held now (each may make one) must stay under it, or the
  * evaluator's rows wait for a later claim, and other evaluators' rows go first.
@@ -18,6 +21,14 @@ import type { Store } from "../store/store.ts";
 export interface ClaimedSpan {
   spanId: string;
   evaluatorId: string;
+  /** Graded by a judge model (an llm-as-a-judge evaluator): it holds one of the worker's model-call slots. */
+  judged: boolean;
+}
+
+/** How many of each a claim may take: spans in all, and spans whose grading calls a judge model. */
+export interface SpanClaimLimits {
+  limit: number;
+  judgeLimit: number;
 }
 
 export interface SpanClaimContext {
@@ -34,15 +45,17 @@ const MINUTE_MS = 60_000;
 const CANDIDATES_PER_ROW = 4;
 
 /**
- * Claims up to `limit` queued spans, the longest queued first, in one transaction (one commit for the lot: on
+ * Claims up to `limit` queued spans, of which at most `judgeLimit` call a judge model, the longest queued first
+ * (a judged span beyond `judgeLimit` is passed over, not capped), in one transaction (one commit for the lot: on
  * SQLite every commit takes the one writer that log writes need too).
  */
-export function claimSpans(context: SpanClaimContext, limit: number): Promise<ClaimedSpan[]> {
-  if (limit <= 0) return Promise.resolve([]);
-  return context.store.transaction(context.db, (db) => claimSpansIn({ ...context, db }, limit));
+export function claimSpans(context: SpanClaimContext, limits: SpanClaimLimits): Promise<ClaimedSpan[]> {
+  if (limits.limit <= 0) return Promise.resolve([]);
+  return context.store.transaction(context.db, (db) => claimSpansIn({ ...context, db }, limits));
 }
 
-async function claimSpansIn(context: SpanClaimContext, limit: number): Promise<ClaimedSpan[]> {
+async function claimSpansIn(context: SpanClaimContext, { limit, judgeLimit }: SpanClaimLimits): Promise<ClaimedSpan[]> {
+  let judgedClaimed = 0;
   const capped = new Set<string>();
   const claimed: ClaimedSpan[] = [];
   const budgets = new Map<string, number>();
@@ -55,6 +68,7 @@ async function claimSpansIn(context: SpanClaimContext, limit: number): Promise<C
       if (claimed.length >= limit) break;
       if (capped.has(row.evaluatorId)) continue;
       const judged = fromJson<schemas.EvaluatorConfig>(row.config).type === "llm-as-a-judge";
+      if (judged && judgedClaimed >= judgeLimit) continue;
       if (judged) {
         const budget = budgets.get(row.evaluatorId) ?? (await judgeBudget(context, row.evaluatorId));
         if (budget <= 0) {
@@ -65,8 +79,11 @@ async function claimSpansIn(context: SpanClaimContext, limit: number): Promise<C
         budgets.set(row.evaluatorId, budget);
       }
       if (!(await claimOne(context, row))) continue;
-      claimed.push({ spanId: row.spanId, evaluatorId: row.evaluatorId });
-      if (judged) budgets.set(row.evaluatorId, (budgets.get(row.evaluatorId) ?? 0) - 1);
+      claimed.push({ spanId: row.spanId, evaluatorId: row.evaluatorId, judged });
+      if (judged) {
+        judgedClaimed += 1;
+        budgets.set(row.evaluatorId, (budgets.get(row.evaluatorId) ?? 0) - 1);
+      }
     }
     if (!skipped) break;
   }
@@ -113,7 +130,7 @@ async function judgeBudget(context: SpanClaimContext, evaluatorId: string): Prom
   return context.judgeCallsPerMinute - Number(used?.calls ?? 0) - Number(held?.rows ?? 0);
 }
 
-async function claimOne(context: SpanClaimContext, row: ClaimedSpan): Promise<boolean> {
+async function claimOne(context: SpanClaimContext, row: { spanId: string; evaluatorId: string }): Promise<boolean> {
   const { db, owner, now, leaseMs } = context;
   const result = await db
     .updateTable("onlineEvaluations")
