@@ -1,6 +1,7 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor]` — the logs API benchmark,
- * the evaluation-run benchmark (evaluations.ts), then the SDK monitor's (monitor.ts). `--suite` runs one of them.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor|online]` — the logs API
+ * benchmark, the evaluation-run benchmark (evaluations.ts), continuous evaluation (online.ts), then the SDK
+ * monitor's (monitor.ts). `--suite` runs one of them.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -15,6 +16,7 @@ import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
 import { benchMonitor } from "./monitor.ts";
+import { benchOnline } from "./online.ts";
 import {
   KEEP_LOGS,
   POSTGRES_URL,
@@ -52,6 +54,23 @@ async function main() {
     const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-eval-"));
     try {
       const lines = await benchEvaluations({ stores, postgresUrl: POSTGRES_URL, logDir, log });
+      process.stdout.write(`${lines.join("\n")}\n`);
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
+  }
+  if (suites.includes("online")) {
+    const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-online-"));
+    try {
+      const lines = await benchOnline({
+        stores,
+        postgresUrl: POSTGRES_URL,
+        logDir,
+        quick,
+        rounds: ROUNDS,
+        writeSeconds: WRITE_SECONDS,
+        log,
+      });
       process.stdout.write(`${lines.join("\n")}\n`);
     } finally {
       rmSync(logDir, { recursive: true, force: true });

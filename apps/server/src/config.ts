@@ -105,6 +105,11 @@ export interface EvaluationConfig {
    * the rows of a worker that died wait this long before another worker takes them.
    */
   leaseMs: number;
+  /**
+   * Judge calls one `llm-as-a-judge` evaluator may make per minute grading live spans, across workers
+   * (PHAROS_ONLINE_JUDGE_CALLS_PER_MINUTE, 1–100 000, default 60).
+   */
+  onlineJudgeCallsPerMinute: number;
 }
 
 export const DEFAULT_EVALUATION_CONFIG: EvaluationConfig = {
@@ -113,6 +118,7 @@ export const DEFAULT_EVALUATION_CONFIG: EvaluationConfig = {
   providerTimeoutMs: 60_000,
   providerMaxRetries: 2,
   leaseMs: 30_000,
+  onlineJudgeCallsPerMinute: 60,
 };
 
 const RATE_LIMIT_VARIABLES: Record<RateClass, string> = {
@@ -286,6 +292,12 @@ export function loadEvaluationConfig(env: Env, problems: string[]): EvaluationCo
   config.providerTimeoutMs = integer("PHAROS_PROVIDER_TIMEOUT_MS", 1000, 600_000, config.providerTimeoutMs);
   config.providerMaxRetries = integer("PHAROS_PROVIDER_MAX_RETRIES", 0, 10, config.providerMaxRetries);
   config.leaseMs = integer("PHAROS_EVALUATION_LEASE_MS", 1000, 3_600_000, config.leaseMs);
+  config.onlineJudgeCallsPerMinute = integer(
+    "PHAROS_ONLINE_JUDGE_CALLS_PER_MINUTE",
+    1,
+    100_000,
+    config.onlineJudgeCallsPerMinute,
+  );
   return config;
 }
 

@@ -148,6 +148,8 @@ async function main(): Promise<void> {
   }
 
   const secrets = await openSecrets(config, store);
+  // The embedded worker grades live spans only while this server's log writes leave it a gap (set below).
+  let logWritesBusy = () => false;
   const worker = new EvaluationWorker({
     store,
     secrets,
@@ -155,6 +157,7 @@ async function main(): Promise<void> {
     now: Date.now,
     newId: createIdGenerator(Date.now),
     ...config.evaluations,
+    ingestionBusy: () => logWritesBusy(),
   });
   const deliverer = new WebhookDeliverer({ store, secrets, logger, now: Date.now, ...config.webhooks });
   const app = await createApp({
@@ -168,6 +171,7 @@ async function main(): Promise<void> {
     wakeWorkers: () => worker.wake(),
     webhooks: { ...config.webhooks, wake: () => deliverer.wake() },
   });
+  logWritesBusy = () => app.logWrites.busy;
   const server = createAdaptorServer({
     fetch: app.fetch,
     hostname: config.host,

@@ -267,10 +267,53 @@ describe("deleteEvaluator", () => {
   itAnswersTheErrorMatrix({ access: "write", send, unknown: "evaluator", unchanged: readEvaluator(() => victim.id) });
 });
 
+describe("getEvaluatorOnlineStats", () => {
+  const send: Send = (client, extra, id = evaluator.id, promptId = prompt.id) =>
+    client.GET("/prompts/{promptId}/evaluators/{evaluatorId}/online-stats", {
+      // A fixed window: the default one moves with the clock between the replies the matrix compares.
+      params: { path: { promptId, evaluatorId: id }, query: { from: 1732104000000, to: 1732190400000 } },
+      ...extra,
+    });
+  const stats = (query: { from?: number; to?: number }) =>
+    use().client.GET("/prompts/{promptId}/evaluators/{evaluatorId}/online-stats", {
+      params: { path: evaluatorPath(), query },
+    });
+
+  it("200: counts over the window given, none for an evaluator that graded no live span", async () => {
+    const read = await stats({ from: 1732104000000, to: 1732190400000 });
+    expectStatus(read, 200);
+    expect(read.data).toEqual({
+      evaluatorId: evaluator.id,
+      from: 1732104000000,
+      to: 1732190400000,
+      queued: 0,
+      graded: 0,
+      passed: 0,
+      failed: 0,
+      pending: 0,
+      passRate: null,
+    });
+  });
+
+  it("200: the 24 hours before now by default", async () => {
+    const read = await stats({});
+    expectStatus(read, 200);
+    expect((read.data?.to ?? 0) - (read.data?.from ?? 0)).toBe(24 * 60 * 60 * 1000);
+  });
+
+  it("400 VALIDATION_ERROR for from after to, and for a time outside the Timestamp range", async () => {
+    expectError(await stats({ from: 1732190400001, to: 1732190400000 }), 400, "VALIDATION_ERROR");
+    expectError(await stats({ from: 1 }), 400, "VALIDATION_ERROR");
+  });
+
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "evaluator", elsewhere: anotherPrompt });
+});
+
 itProvokedEveryDocumentedStatus(use, [
   "listEvaluators",
   "createEvaluator",
   "getEvaluator",
   "updateEvaluator",
   "deleteEvaluator",
+  "getEvaluatorOnlineStats",
 ]);

@@ -46,6 +46,7 @@ const ACCESS = {
   getEvaluator: "read",
   updateEvaluator: "write",
   deleteEvaluator: "write",
+  getEvaluatorOnlineStats: "read",
   createEvaluation: "write",
   listEvaluations: "read",
   getEvaluation: "read",

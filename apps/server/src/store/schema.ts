@@ -107,8 +107,36 @@ export interface Database {
     /** JSON: EvaluatorConfig. */
     config: string;
     status: "active" | "archived";
+    /** Share of matching live spans graded, 0–1 (migration 0012). */
+    onlineSampleRate: Generated<number>;
+    /** JSON: LogFilter[] a live span must match to be graded. */
+    onlineFilters: Generated<string>;
     createdAt: number;
     updatedAt: number;
+  };
+  /**
+   * A live span queued for one evaluator (continuous evaluation), inserted with the span; its result is
+   * recorded on the row (`state: done`, with `grade`… or `error`).
+   */
+  onlineEvaluations: {
+    spanId: string;
+    evaluatorId: string;
+    workspaceId: string;
+    projectId: string;
+    traceId: string;
+    state: "pending" | "claimed" | "done";
+    leaseOwner: string | null;
+    leaseExpiresAt: number | null;
+    /** When the span was committed. */
+    queuedAt: number;
+    gradedAt: number | null;
+    grade: "pass" | "fail" | "unknown" | null;
+    score: number | null;
+    reason: string | null;
+    /** Why the span could not be graded; null when it was. */
+    error: string | null;
+    /** Judge model calls made for this grade (the per-evaluator cap counts them). */
+    judgeCalls: Generated<number>;
   };
   /** One trace; its aggregates are kept on write so search needs no joins. */
   logTraces: {

@@ -3,6 +3,9 @@
  * up to `concurrency` rows at once (evaluate-item.ts), renews its leases while it works and records each
  * result with the run's progress (record-result.ts). Any number of workers may share a database: the
  * server's embedded one, and `pharos worker` processes on PostgreSQL.
+ *
+ * The same slots grade live spans queued for continuous evaluation (online-claims.ts, grade-span.ts,
+ * record-span-result.ts): run rows are claimed first, queued spans take the slots left.
  */
 import { randomUUID } from "node:crypto";
 import { setMaxListeners } from "node:events";
@@ -11,7 +14,9 @@ import type { IdGenerator } from "../ids.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Store } from "../store/store.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
+import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
+import { type GradedSpan, recordSpanResults } from "./record-span-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -29,7 +34,19 @@ export interface WorkerOptions {
   leaseMs: number;
   /** How often an idle worker looks for work queued by other processes. */
   pollMs?: number;
+  /** Judge calls one `llm-as-a-judge` evaluator may make per minute on live spans, across workers. */
+  onlineJudgeCallsPerMinute?: number;
+  /**
+   * Whether the process's log writes are in progress: while it answers true, the worker claims no live spans
+   * (those in flight finish), so that grading, which shares the process and, on SQLite, the one writer, never
+   * slows ingestion; the queue waits for a gap. Run rows are claimed as ever. Unset: never busy.
+   */
+  ingestionBusy?: () => boolean;
 }
+
+const DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE = 60;
+/** Live spans a worker grades at once, judged ones included (those are bounded by the slots as well). */
+const SPANS_IN_FLIGHT = 50;
 
 const DEFAULT_POLL_MS = 250;
 /** Plans of recently seen runs (they never change). */
@@ -44,15 +61,26 @@ const loadPipeline = () => {
   pipeline ??= import("./evaluate-item.ts");
   return pipeline;
 };
+let onlineGrading: Promise<typeof import("./grade-span.ts")> | undefined;
+const loadOnlineGrading = () => {
+  onlineGrading ??= import("./grade-span.ts");
+  return onlineGrading;
+};
 
 export class EvaluationWorker {
   readonly id = `worker_${randomUUID()}`;
   /** Results this worker recorded (for its logs and tests). */
   recordedRows = 0;
+  /** Live spans' grades this worker recorded (for its logs and tests). */
+  gradedSpans = 0;
   private readonly leaseMs: number;
   private readonly pollMs: number;
   /** Rows claimed and not yet recorded (or given back), by `runId/rowId`: each holds a slot. */
   private readonly inFlight = new Map<string, { item: ClaimedItem; evaluated: Promise<void> }>();
+  /** Queued live spans claimed and not yet recorded (or given back), by `spanId/evaluatorId`: each holds a slot. */
+  private readonly spansInFlight = new Map<string, { span: ClaimedSpan; graded: Promise<void> }>();
+  /** Spans graded and waiting for the loop to record them (all of them in one transaction). */
+  private gradedToRecord: GradedSpan[] = [];
   /** Rows evaluated and waiting for the loop to record them. */
   private finished: FinishedRow[] = [];
   private readonly plans = new Map<string, RunPlan>();
@@ -90,7 +118,10 @@ export class EvaluationWorker {
     this.wake();
     // The loop ends after the transaction it may be in: from then on no row joins those in flight.
     await this.running;
-    const evaluations = () => [...this.inFlight.values()].map((entry) => entry.evaluated);
+    const evaluations = () => [
+      ...[...this.inFlight.values()].map((entry) => entry.evaluated),
+      ...[...this.spansInFlight.values()].map((entry) => entry.graded),
+    ];
     const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
     await Promise.race([Promise.all(evaluations()), grace]);
     this.abort.abort(new Error("The worker is stopping"));
@@ -101,6 +132,11 @@ export class EvaluationWorker {
         this.options.store.db,
         this.id,
         [...this.inFlight.values()].map((entry) => entry.item),
+      );
+      await releaseSpanLeases(
+        this.options.store.db,
+        this.id,
+        [...this.spansInFlight.values()].map((entry) => entry.span),
       );
     } catch (error) {
       this.options.logger.error({ err: error }, "recording or giving back the rows in flight failed");
@@ -122,9 +158,9 @@ export class EvaluationWorker {
           this.options.logger.error({ err: error }, "claiming or recording evaluation rows failed; retrying");
         }
         if (this.stopping) break;
-        if (this.finished.length > 0) continue;
+        if (this.finished.length > 0 || this.gradedToRecord.length > 0) continue;
         // Full: wait for a row to finish. Nothing to do: wait for the next poll or a wake-up.
-        if (this.inFlight.size >= this.options.concurrency) await this.wakeup.wait();
+        if (this.busySlots() >= this.options.concurrency) await this.wakeup.wait();
         else if (!progressed) await this.wakeup.wait(this.pollMs);
       }
     } finally {
@@ -137,22 +173,71 @@ export class EvaluationWorker {
     return { db: store.db, store, newId, owner: this.id, now: this.options.now(), leaseMs: this.leaseMs };
   }
 
-  /** Claims rows for the free slots, from any run. */
+  /** Slots held: run rows and live spans graded by a judge model (each may make a model call). */
+  private busySlots(): number {
+    let judged = 0;
+    for (const { span } of this.spansInFlight.values()) if (span.judged) judged += 1;
+    return this.inFlight.size + judged;
+  }
+
+  /**
+   * Claims rows for the free slots, from any run, then queued live spans: those graded by a judge for the slots
+   * left, the others up to SPANS_IN_FLIGHT.
+   */
   private async claim(): Promise<number> {
-    const free = this.options.concurrency - this.inFlight.size;
-    if (free <= 0) return 0;
-    const items = await claimItems(this.context(), free);
+    const free = this.options.concurrency - this.busySlots();
+    const items = free > 0 ? await claimItems(this.context(), free) : [];
     this.begin(items);
-    return items.length;
+    if (this.options.ingestionBusy?.()) return items.length;
+    const spans = await claimSpans(
+      {
+        ...this.context(),
+        judgeCallsPerMinute: this.options.onlineJudgeCallsPerMinute ?? DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE,
+      },
+      { limit: SPANS_IN_FLIGHT - this.spansInFlight.size, judgeLimit: Math.max(0, free - items.length) },
+    );
+    for (const span of spans) this.spansInFlight.set(keyOfSpan(span), { span, graded: this.grade(span) });
+    return items.length + spans.length;
+  }
+
+  /** Grades one queued span and records its result at once (a transaction of its own). */
+  private async grade(span: ClaimedSpan): Promise<void> {
+    const { store, secrets } = this.options;
+    try {
+      const { gradeSpan, readSpanToGrade } = await loadOnlineGrading();
+      const toGrade = await readSpanToGrade(store.db, span);
+      const result = toGrade
+        ? await gradeSpan(
+            {
+              db: store.db,
+              secrets,
+              call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
+            },
+            toGrade,
+            this.abort.signal,
+          )
+        : { grade: "unknown" as const, score: 0, reason: "", error: "The span is gone.", judgeCalls: 0 };
+      // Stopping: the span stays in flight, to be given back, not recorded as failed.
+      if (this.abort.signal.aborted) return;
+      this.gradedToRecord.push({ span, toGrade, result });
+    } catch (error) {
+      // Its slot is freed; the span stays claimed, its lease runs out and a worker grades it again.
+      this.spansInFlight.delete(keyOfSpan(span));
+      if (!this.abort.signal.aborted) {
+        this.options.logger.error({ err: error, ...span }, "grading a live span failed");
+      }
+    }
+    this.wake();
   }
 
   /** Records the rows evaluated since the last call, run by run, each with the claim of its replacements. */
   private async recordFinished(): Promise<boolean> {
-    if (this.finished.length === 0) return false;
+    const spansRecorded = await this.recordGradedSpans();
+    if (this.finished.length === 0) return spansRecorded;
     const byRun = new Map<string, FinishedRow[]>();
     for (const row of this.finished.splice(0)) byRun.set(row.item.runId, [...(byRun.get(row.item.runId) ?? []), row]);
     for (const [runId, rows] of byRun) {
-      const freeAfter = this.options.concurrency - (this.inFlight.size - rows.length);
+      const freeAfter = this.options.concurrency - (this.busySlots() - rows.length);
       let replacements: ClaimedItem[] = [];
       try {
         replacements = await recordAndClaim(this.context(), runId, rows, this.stopping ? 0 : freeAfter);
@@ -166,6 +251,20 @@ export class EvaluationWorker {
       for (const row of rows) this.inFlight.delete(keyOf(row.item));
       this.begin(replacements);
     }
+    return true;
+  }
+
+  /** Records the spans graded since the last call, in one transaction, and frees their slots. */
+  private async recordGradedSpans(): Promise<boolean> {
+    if (this.gradedToRecord.length === 0) return false;
+    const graded = this.gradedToRecord.splice(0);
+    const { store, now, newId } = this.options;
+    try {
+      this.gradedSpans += await recordSpanResults({ db: store.db, store, now: now(), newId }, graded);
+    } catch (error) {
+      this.options.logger.error({ err: error }, "recording live span grades failed; their spans will be graded again");
+    }
+    for (const { span } of graded) this.spansInFlight.delete(keyOfSpan(span));
     return true;
   }
 
@@ -216,11 +315,19 @@ export class EvaluationWorker {
   }
 
   private renew(): void {
-    if (this.inFlight.size === 0) return;
-    renewLeases(this.options.store.db, this.id, this.options.now() + this.leaseMs).catch((error) =>
-      this.options.logger.error({ err: error }, "renewing evaluation leases failed"),
-    );
+    const expiresAt = this.options.now() + this.leaseMs;
+    if (this.inFlight.size > 0) {
+      renewLeases(this.options.store.db, this.id, expiresAt).catch((error) =>
+        this.options.logger.error({ err: error }, "renewing evaluation leases failed"),
+      );
+    }
+    if (this.spansInFlight.size > 0) {
+      renewSpanLeases(this.options.store.db, this.id, expiresAt).catch((error) =>
+        this.options.logger.error({ err: error }, "renewing live span leases failed"),
+      );
+    }
   }
 }
 
 const keyOf = (item: ClaimedItem) => `${item.runId}/${item.rowId}`;
+const keyOfSpan = (span: ClaimedSpan) => `${span.spanId}/${span.evaluatorId}`;

@@ -2674,12 +2674,553 @@ export const EvaluatorConfigSchema: z.ZodType<EvaluatorConfigType> = z
 
 export type EvaluatorConfig = z.infer<typeof EvaluatorConfigSchema>
 
+export const LogTextValueFilterSchema = z
+  .strictObject({
+    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    operator: z.enum(['equals', 'not-equals', 'contains', 'not-contains']),
+    value: z.string().min(1).max(256),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      'Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
+  })
+  .openapi('LogTextValueFilter')
+
+export type LogTextValueFilter = z.infer<typeof LogTextValueFilterSchema>
+
+export const LogTextListFilterSchema = z
+  .strictObject({
+    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    operator: z.enum(['in', 'not-in']),
+    value: z.array(z.string().min(1).max(256)).min(1).max(100),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'sessionId', operator: 'in', value: ['sess-42', 'sess-43'] }],
+  })
+  .openapi('LogTextListFilter')
+
+export type LogTextListFilter = z.infer<typeof LogTextListFilterSchema>
+
+export const LogTextExistsFilterSchema = z
+  .strictObject({
+    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    operator: z.literal('exists'),
+    value: z.boolean(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'referenceId', operator: 'exists', value: false }],
+  })
+  .openapi('LogTextExistsFilter')
+
+export type LogTextExistsFilter = z.infer<typeof LogTextExistsFilterSchema>
+
+export const LogTextFilterSchema = z
+  .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
+  .openapi({
+    description:
+      'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
+    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
+  })
+  .openapi('LogTextFilter')
+
+export type LogTextFilter = z.infer<typeof LogTextFilterSchema>
+
+export const LogStatusSchema = z
+  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
+  .openapi({
+    description:
+      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
+    examples: ['failure'],
+  })
+  .openapi('LogStatus')
+
+export type LogStatus = z.infer<typeof LogStatusSchema>
+
+export const LogStatusValueFilterSchema = z
+  .strictObject({
+    column: z.literal('status'),
+    operator: z.enum(['equals', 'not-equals']),
+    value: LogStatusSchema,
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: '`equals` / `not-equals` one status.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
+  })
+  .openapi('LogStatusValueFilter')
+
+export type LogStatusValueFilter = z.infer<typeof LogStatusValueFilterSchema>
+
+export const LogStatusListFilterSchema = z
+  .strictObject({
+    column: z.literal('status'),
+    operator: z.enum(['in', 'not-in']),
+    value: z.array(LogStatusSchema).min(1).max(6),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: '`in`: the status is one of the listed statuses; `not-in`: it is none of them.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'status', operator: 'in', value: ['failure', 'aborted'] }],
+  })
+  .openapi('LogStatusListFilter')
+
+export type LogStatusListFilter = z.infer<typeof LogStatusListFilterSchema>
+
+export const LogStatusFilterSchema = z
+  .discriminatedUnion('operator', [LogStatusValueFilterSchema, LogStatusListFilterSchema])
+  .openapi({
+    description: 'Filter on `status`, discriminated by `operator`.',
+    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
+  })
+  .openapi('LogStatusFilter')
+
+export type LogStatusFilter = z.infer<typeof LogStatusFilterSchema>
+
+export const LogNumberFilterSchema = z
+  .strictObject({
+    column: z.enum(['latency', 'cost', 'inputTokens', 'outputTokens', 'totalTokens']),
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
+    value: z.number(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      'Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'cost', operator: 'gt', value: 0.01 }],
+  })
+  .openapi('LogNumberFilter')
+
+export type LogNumberFilter = z.infer<typeof LogNumberFilterSchema>
+
+export const LogTimeFilterSchema = z
+  .strictObject({
+    column: z.enum(['startedAt', 'endedAt']),
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
+    value: z.int().min(0).max(9007199254740991),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: 'Compares `startedAt` or `endedAt` with a Unix time in milliseconds.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'startedAt', operator: 'gte', value: 1732190400000 }],
+  })
+  .openapi('LogTimeFilter')
+
+export type LogTimeFilter = z.infer<typeof LogTimeFilterSchema>
+
+export const LogTagValueFilterSchema = z
+  .strictObject({
+    column: z.literal('tags'),
+    operator: z.enum(['contains', 'not-contains']),
+    value: z.string().min(1).max(128),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
+  })
+  .openapi('LogTagValueFilter')
+
+export type LogTagValueFilter = z.infer<typeof LogTagValueFilterSchema>
+
+export const LogTagListFilterSchema = z
+  .strictObject({
+    column: z.literal('tags'),
+    operator: z.enum(['in', 'not-in']),
+    value: z.array(z.string().min(1).max(128)).min(1).max(100),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description: '`in`: the row has at least one of these tags; `not-in`: it has none of them.',
+    required: ['column', 'operator', 'value'],
+    examples: [{ column: 'tags', operator: 'in', value: ['production', 'staging'] }],
+  })
+  .openapi('LogTagListFilter')
+
+export type LogTagListFilter = z.infer<typeof LogTagListFilterSchema>
+
+export const LogTagsFilterSchema = z
+  .discriminatedUnion('operator', [LogTagValueFilterSchema, LogTagListFilterSchema])
+  .openapi({
+    description: 'Filter on `tags`, discriminated by `operator`.',
+    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
+  })
+  .openapi('LogTagsFilter')
+
+export type LogTagsFilter = z.infer<typeof LogTagsFilterSchema>
+
+export const LogAttributeValueFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['equals', 'not-equals']),
+    value: z.union([z.string().max(4096), z.number(), z.boolean()]),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
+  })
+  .openapi('LogAttributeValueFilter')
+
+export type LogAttributeValueFilter = z.infer<typeof LogAttributeValueFilterSchema>
+
+export const LogAttributeTextFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['contains', 'not-contains']),
+    value: z.string().min(1).max(4096),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'feedback', operator: 'contains', value: 'slow' }],
+  })
+  .openapi('LogAttributeTextFilter')
+
+export type LogAttributeTextFilter = z.infer<typeof LogAttributeTextFilterSchema>
+
+export const LogAttributeNumberFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['gt', 'gte', 'lt', 'lte']),
+    value: z.number(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      'Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'retries', operator: 'gte', value: 2 }],
+  })
+  .openapi('LogAttributeNumberFilter')
+
+export type LogAttributeNumberFilter = z.infer<typeof LogAttributeNumberFilterSchema>
+
+export const LogAttributeListFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.enum(['in', 'not-in']),
+    value: z
+      .array(z.union([z.string().max(4096), z.number(), z.boolean()]))
+      .min(1)
+      .max(100),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] }],
+  })
+  .openapi('LogAttributeListFilter')
+
+export type LogAttributeListFilter = z.infer<typeof LogAttributeListFilterSchema>
+
+export const LogAttributeExistsFilterSchema = z
+  .strictObject({
+    column: z.literal('attributes'),
+    key: z
+      .string()
+      .min(1)
+      .max(256)
+      .openapi({
+        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
+      }),
+    operator: z.literal('exists'),
+    value: z.boolean(),
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      '`exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.',
+    required: ['column', 'key', 'operator', 'value'],
+    examples: [{ column: 'attributes', key: 'feedback', operator: 'exists', value: true }],
+  })
+  .openapi('LogAttributeExistsFilter')
+
+export type LogAttributeExistsFilter = z.infer<typeof LogAttributeExistsFilterSchema>
+
+export const LogAttributeFilterSchema = z
+  .discriminatedUnion('operator', [
+    LogAttributeValueFilterSchema,
+    LogAttributeTextFilterSchema,
+    LogAttributeNumberFilterSchema,
+    LogAttributeListFilterSchema,
+    LogAttributeExistsFilterSchema,
+  ])
+  .openapi({
+    description: 'Filter on one attribute, named by `key`, discriminated by `operator`.',
+    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
+  })
+  .openapi('LogAttributeFilter')
+
+export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
+
+export const ScoreNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .openapi({
+    description:
+      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
+    examples: ['helpfulness'],
+  })
+  .openapi('ScoreName')
+
+export type ScoreName = z.infer<typeof ScoreNameSchema>
+
+export const ScoreValueSchema = z
+  .union([z.number(), z.string().min(1).max(200), z.boolean()])
+  .openapi({
+    description:
+      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
+    examples: [0.8],
+  })
+  .openapi('ScoreValue')
+
+export type ScoreValue = z.infer<typeof ScoreValueSchema>
+
+export const LogScoreFilterSchema = z
+  .strictObject({
+    column: z.literal('scores'),
+    name: ScoreNameSchema,
+    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte', 'exists']),
+    value: ScoreValueSchema,
+    type: z
+      .string()
+      .max(64)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
+      }),
+  })
+  .openapi({
+    description:
+      "Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.",
+    required: ['column', 'name', 'operator', 'value'],
+    examples: [{ column: 'scores', name: 'thumbs', operator: 'equals', value: false }],
+  })
+  .openapi('LogScoreFilter')
+
+export type LogScoreFilter = z.infer<typeof LogScoreFilterSchema>
+
+export const LogFilterSchema = z
+  .discriminatedUnion('column', [
+    LogTextFilterSchema,
+    LogStatusFilterSchema,
+    LogNumberFilterSchema,
+    LogTimeFilterSchema,
+    LogTagsFilterSchema,
+    LogAttributeFilterSchema,
+    LogScoreFilterSchema,
+  ])
+  .openapi({
+    description:
+      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
+    examples: [
+      { column: 'status', operator: 'equals', value: 'failure' },
+      { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
+    ],
+  })
+  .openapi('LogFilter')
+
+export type LogFilter = z.infer<typeof LogFilterSchema>
+
+export const EvaluatorOnlineSettingsSchema = z
+  .strictObject({
+    sampleRate: z
+      .number()
+      .min(0)
+      .max(1)
+      .default(1)
+      .exactOptional()
+      .openapi({
+        description:
+          'Share of the matching spans graded, 0 to 1 (0 grades none; 1, the default, grades all).',
+      }),
+    filters: z
+      .array(LogFilterSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description:
+          'Up to 20 conditions on the span, in the span search grammar (LogFilter: `name`, `tags`, `attributes`, `status`, `contentType`, `latency`, `cost`, tokens, times…), ANDed; a span must match all of them to be graded. Empty (the default): every span of the prompt asking for evaluation.',
+      }),
+  })
+  .openapi({
+    description:
+      "How an active evaluator grades live spans (continuous evaluation). A span committed with `runEvaluation: true` and this evaluator's prompt as `promptId` is queued for grading in the span's own transaction when it is sampled and matches every filter; workers grade it asynchronously with the same grading code as evaluation runs. Sampling is decided from the span id and the evaluator id, so the same span is always in or out of one evaluator's sample.",
+    examples: [
+      {
+        sampleRate: 0.25,
+        filters: [
+          { column: 'tags', operator: 'contains', value: 'production' },
+          { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
+        ],
+      },
+    ],
+  })
+  .openapi('EvaluatorOnlineSettings')
+
+export type EvaluatorOnlineSettings = z.infer<typeof EvaluatorOnlineSettingsSchema>
+
 export const CreateEvaluatorRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema,
     title: z.string().min(1).max(200),
     datasetId: EntityIdSchema,
     config: EvaluatorConfigSchema,
+    online: EvaluatorOnlineSettingsSchema.exactOptional().openapi({
+      description:
+        'How it grades live spans; omitted, every span asking for evaluation (sample rate 1, no filter).',
+    }),
   })
   .openapi({
     description:
@@ -2709,6 +3250,7 @@ export const EvaluatorSchema = z
     datasetId: EntityIdSchema,
     title: z.string().min(1).max(200),
     config: EvaluatorConfigSchema,
+    online: EvaluatorOnlineSettingsSchema,
     status: EvaluatorStatusSchema,
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
@@ -2722,6 +3264,7 @@ export const EvaluatorSchema = z
       'datasetId',
       'title',
       'config',
+      'online',
       'status',
       'createdAt',
       'updatedAt',
@@ -2739,6 +3282,7 @@ export const EvaluatorSchema = z
             'Pass if the answer is polite, answers the question and does not invent order numbers.',
           judgeModel: null,
         },
+        online: { sampleRate: 1, filters: [] },
         status: 'active',
         createdAt: 1732190400000,
         updatedAt: 1732190400000,
@@ -2757,6 +3301,9 @@ export const UpdateEvaluatorRequestSchema = z
         "A dataset of the prompt's project (400 otherwise; 404 when unknown in the workspace).",
     }),
     config: EvaluatorConfigSchema.exactOptional(),
+    online: EvaluatorOnlineSettingsSchema.exactOptional().openapi({
+      description: 'Replaces the online settings whole (an omitted field takes its default).',
+    }),
     status: EvaluatorStatusSchema.exactOptional(),
   })
   .refine((o) => Object.keys(o).length >= 1)
@@ -2768,6 +3315,75 @@ export const UpdateEvaluatorRequestSchema = z
   .openapi('UpdateEvaluatorRequest')
 
 export type UpdateEvaluatorRequest = z.infer<typeof UpdateEvaluatorRequestSchema>
+
+export const EvaluatorOnlineStatsSchema = z
+  .strictObject({
+    evaluatorId: EntityIdSchema,
+    from: TimestampSchema,
+    to: TimestampSchema,
+    queued: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Spans queued for this evaluator in the window.' }),
+    graded: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Spans graded (pass, fail or unknown).' }),
+    passed: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Graded spans whose grade is `pass`.' }),
+    failed: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({
+        description:
+          'Spans that could not be graded (provider down, missing variable, sandbox timeout…).',
+      }),
+    pending: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Spans waiting for a worker, or being graded.' }),
+    passRate: z
+      .union([z.number().min(0).max(1), z.null().nullable()])
+      .openapi({ description: '`passed / graded`; null when no span was graded.' }),
+  })
+  .openapi({
+    description:
+      'What an evaluator did with live spans over a time window, by the time each span was queued (committed): `queued` spans in all, of which `graded` have a grade, `failed` could not be graded (the reason is in the result), and `pending` wait for a worker. `passRate` is `passed / graded`, null when nothing was graded.',
+    required: [
+      'evaluatorId',
+      'from',
+      'to',
+      'queued',
+      'graded',
+      'passed',
+      'failed',
+      'pending',
+      'passRate',
+    ],
+    examples: [
+      {
+        evaluatorId: 'evaluator_01JD8Q6B5C7D9E1F3G5H7J9K1M',
+        from: 1732104000000,
+        to: 1732190400000,
+        queued: 120,
+        graded: 112,
+        passed: 98,
+        failed: 3,
+        pending: 5,
+        passRate: 0.875,
+      },
+    ],
+  })
+  .openapi('EvaluatorOnlineStats')
+
+export type EvaluatorOnlineStats = z.infer<typeof EvaluatorOnlineStatsSchema>
 
 export const EvaluationRunStatusSchema = z
   .enum(['queued', 'running', 'completed', 'failed', 'cancelled', 'cancelling'])
@@ -3820,505 +4436,6 @@ export const CreateDatasetRowsResponseSchema = z
   .openapi('CreateDatasetRowsResponse')
 
 export type CreateDatasetRowsResponse = z.infer<typeof CreateDatasetRowsResponseSchema>
-
-export const LogStatusSchema = z
-  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
-  .openapi({
-    description:
-      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
-    examples: ['failure'],
-  })
-  .openapi('LogStatus')
-
-export type LogStatus = z.infer<typeof LogStatusSchema>
-
-export const LogTextValueFilterSchema = z
-  .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
-    operator: z.enum(['equals', 'not-equals', 'contains', 'not-contains']),
-    value: z.string().min(1).max(256),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      'Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
-  })
-  .openapi('LogTextValueFilter')
-
-export type LogTextValueFilter = z.infer<typeof LogTextValueFilterSchema>
-
-export const LogTextListFilterSchema = z
-  .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
-    operator: z.enum(['in', 'not-in']),
-    value: z.array(z.string().min(1).max(256)).min(1).max(100),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'sessionId', operator: 'in', value: ['sess-42', 'sess-43'] }],
-  })
-  .openapi('LogTextListFilter')
-
-export type LogTextListFilter = z.infer<typeof LogTextListFilterSchema>
-
-export const LogTextExistsFilterSchema = z
-  .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
-    operator: z.literal('exists'),
-    value: z.boolean(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'referenceId', operator: 'exists', value: false }],
-  })
-  .openapi('LogTextExistsFilter')
-
-export type LogTextExistsFilter = z.infer<typeof LogTextExistsFilterSchema>
-
-export const LogTextFilterSchema = z
-  .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
-  .openapi({
-    description:
-      'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
-    examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
-  })
-  .openapi('LogTextFilter')
-
-export type LogTextFilter = z.infer<typeof LogTextFilterSchema>
-
-export const LogStatusValueFilterSchema = z
-  .strictObject({
-    column: z.literal('status'),
-    operator: z.enum(['equals', 'not-equals']),
-    value: LogStatusSchema,
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: '`equals` / `not-equals` one status.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
-  })
-  .openapi('LogStatusValueFilter')
-
-export type LogStatusValueFilter = z.infer<typeof LogStatusValueFilterSchema>
-
-export const LogStatusListFilterSchema = z
-  .strictObject({
-    column: z.literal('status'),
-    operator: z.enum(['in', 'not-in']),
-    value: z.array(LogStatusSchema).min(1).max(6),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: '`in`: the status is one of the listed statuses; `not-in`: it is none of them.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'status', operator: 'in', value: ['failure', 'aborted'] }],
-  })
-  .openapi('LogStatusListFilter')
-
-export type LogStatusListFilter = z.infer<typeof LogStatusListFilterSchema>
-
-export const LogStatusFilterSchema = z
-  .discriminatedUnion('operator', [LogStatusValueFilterSchema, LogStatusListFilterSchema])
-  .openapi({
-    description: 'Filter on `status`, discriminated by `operator`.',
-    examples: [{ column: 'status', operator: 'equals', value: 'failure' }],
-  })
-  .openapi('LogStatusFilter')
-
-export type LogStatusFilter = z.infer<typeof LogStatusFilterSchema>
-
-export const LogNumberFilterSchema = z
-  .strictObject({
-    column: z.enum(['latency', 'cost', 'inputTokens', 'outputTokens', 'totalTokens']),
-    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
-    value: z.number(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      'Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'cost', operator: 'gt', value: 0.01 }],
-  })
-  .openapi('LogNumberFilter')
-
-export type LogNumberFilter = z.infer<typeof LogNumberFilterSchema>
-
-export const LogTimeFilterSchema = z
-  .strictObject({
-    column: z.enum(['startedAt', 'endedAt']),
-    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte']),
-    value: z.int().min(0).max(9007199254740991),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: 'Compares `startedAt` or `endedAt` with a Unix time in milliseconds.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'startedAt', operator: 'gte', value: 1732190400000 }],
-  })
-  .openapi('LogTimeFilter')
-
-export type LogTimeFilter = z.infer<typeof LogTimeFilterSchema>
-
-export const LogTagValueFilterSchema = z
-  .strictObject({
-    column: z.literal('tags'),
-    operator: z.enum(['contains', 'not-contains']),
-    value: z.string().min(1).max(128),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
-  })
-  .openapi('LogTagValueFilter')
-
-export type LogTagValueFilter = z.infer<typeof LogTagValueFilterSchema>
-
-export const LogTagListFilterSchema = z
-  .strictObject({
-    column: z.literal('tags'),
-    operator: z.enum(['in', 'not-in']),
-    value: z.array(z.string().min(1).max(128)).min(1).max(100),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description: '`in`: the row has at least one of these tags; `not-in`: it has none of them.',
-    required: ['column', 'operator', 'value'],
-    examples: [{ column: 'tags', operator: 'in', value: ['production', 'staging'] }],
-  })
-  .openapi('LogTagListFilter')
-
-export type LogTagListFilter = z.infer<typeof LogTagListFilterSchema>
-
-export const LogTagsFilterSchema = z
-  .discriminatedUnion('operator', [LogTagValueFilterSchema, LogTagListFilterSchema])
-  .openapi({
-    description: 'Filter on `tags`, discriminated by `operator`.',
-    examples: [{ column: 'tags', operator: 'contains', value: 'production' }],
-  })
-  .openapi('LogTagsFilter')
-
-export type LogTagsFilter = z.infer<typeof LogTagsFilterSchema>
-
-export const LogAttributeValueFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['equals', 'not-equals']),
-    value: z.union([z.string().max(4096), z.number(), z.boolean()]),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
-  })
-  .openapi('LogAttributeValueFilter')
-
-export type LogAttributeValueFilter = z.infer<typeof LogAttributeValueFilterSchema>
-
-export const LogAttributeTextFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['contains', 'not-contains']),
-    value: z.string().min(1).max(4096),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'feedback', operator: 'contains', value: 'slow' }],
-  })
-  .openapi('LogAttributeTextFilter')
-
-export type LogAttributeTextFilter = z.infer<typeof LogAttributeTextFilterSchema>
-
-export const LogAttributeNumberFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['gt', 'gte', 'lt', 'lte']),
-    value: z.number(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      'Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'retries', operator: 'gte', value: 2 }],
-  })
-  .openapi('LogAttributeNumberFilter')
-
-export type LogAttributeNumberFilter = z.infer<typeof LogAttributeNumberFilterSchema>
-
-export const LogAttributeListFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.enum(['in', 'not-in']),
-    value: z
-      .array(z.union([z.string().max(4096), z.number(), z.boolean()]))
-      .min(1)
-      .max(100),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] }],
-  })
-  .openapi('LogAttributeListFilter')
-
-export type LogAttributeListFilter = z.infer<typeof LogAttributeListFilterSchema>
-
-export const LogAttributeExistsFilterSchema = z
-  .strictObject({
-    column: z.literal('attributes'),
-    key: z
-      .string()
-      .min(1)
-      .max(256)
-      .openapi({
-        description: 'Attribute key, matched exactly (`user.plan` is one key, not a path).',
-      }),
-    operator: z.literal('exists'),
-    value: z.boolean(),
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      '`exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.',
-    required: ['column', 'key', 'operator', 'value'],
-    examples: [{ column: 'attributes', key: 'feedback', operator: 'exists', value: true }],
-  })
-  .openapi('LogAttributeExistsFilter')
-
-export type LogAttributeExistsFilter = z.infer<typeof LogAttributeExistsFilterSchema>
-
-export const LogAttributeFilterSchema = z
-  .discriminatedUnion('operator', [
-    LogAttributeValueFilterSchema,
-    LogAttributeTextFilterSchema,
-    LogAttributeNumberFilterSchema,
-    LogAttributeListFilterSchema,
-    LogAttributeExistsFilterSchema,
-  ])
-  .openapi({
-    description: 'Filter on one attribute, named by `key`, discriminated by `operator`.',
-    examples: [{ column: 'attributes', key: 'user.plan', operator: 'equals', value: 'pro' }],
-  })
-  .openapi('LogAttributeFilter')
-
-export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
-
-export const ScoreNameSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .openapi({
-    description:
-      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
-    examples: ['helpfulness'],
-  })
-  .openapi('ScoreName')
-
-export type ScoreName = z.infer<typeof ScoreNameSchema>
-
-export const ScoreValueSchema = z
-  .union([z.number(), z.string().min(1).max(200), z.boolean()])
-  .openapi({
-    description:
-      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
-    examples: [0.8],
-  })
-  .openapi('ScoreValue')
-
-export type ScoreValue = z.infer<typeof ScoreValueSchema>
-
-export const LogScoreFilterSchema = z
-  .strictObject({
-    column: z.literal('scores'),
-    name: ScoreNameSchema,
-    operator: z.enum(['equals', 'not-equals', 'gt', 'gte', 'lt', 'lte', 'exists']),
-    value: ScoreValueSchema,
-    type: z
-      .string()
-      .max(64)
-      .exactOptional()
-      .openapi({
-        description:
-          'Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged.',
-      }),
-  })
-  .openapi({
-    description:
-      "Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.",
-    required: ['column', 'name', 'operator', 'value'],
-    examples: [{ column: 'scores', name: 'thumbs', operator: 'equals', value: false }],
-  })
-  .openapi('LogScoreFilter')
-
-export type LogScoreFilter = z.infer<typeof LogScoreFilterSchema>
-
-export const LogFilterSchema = z
-  .discriminatedUnion('column', [
-    LogTextFilterSchema,
-    LogStatusFilterSchema,
-    LogNumberFilterSchema,
-    LogTimeFilterSchema,
-    LogTagsFilterSchema,
-    LogAttributeFilterSchema,
-    LogScoreFilterSchema,
-  ])
-  .openapi({
-    description:
-      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
-    examples: [
-      { column: 'status', operator: 'equals', value: 'failure' },
-      { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
-    ],
-  })
-  .openapi('LogFilter')
-
-export type LogFilter = z.infer<typeof LogFilterSchema>
 
 export const LogSortSchema = z
   .enum(['startedAt:asc', 'startedAt:desc'])
@@ -8721,6 +8838,10 @@ export const postPromptsPromptIdEvaluatorsRoute = createRoute({
               value:
                 'Pass if the answer is polite, answers the question and does not invent order numbers.',
             },
+            online: {
+              sampleRate: 0.1,
+              filters: [{ column: 'tags', operator: 'contains', value: 'production' }],
+            },
           },
         },
       },
@@ -8749,6 +8870,10 @@ export const postPromptsPromptIdEvaluatorsRoute = createRoute({
               value:
                 'Pass if the answer is polite, answers the question and does not invent order numbers.',
               judgeModel: null,
+            },
+            online: {
+              sampleRate: 0.1,
+              filters: [{ column: 'tags', operator: 'contains', value: 'production' }],
             },
             status: 'active',
             createdAt: 1732190400000,
@@ -8801,6 +8926,7 @@ export const getPromptsPromptIdEvaluatorsEvaluatorIdRoute = createRoute({
               value: ['refund', 'return'],
               caseSensitive: false,
             },
+            online: { sampleRate: 1, filters: [] },
             status: 'active',
             createdAt: 1732190400000,
             updatedAt: 1732190400000,
@@ -8896,6 +9022,7 @@ export const patchPromptsPromptIdEvaluatorsEvaluatorIdRoute = createRoute({
               value: 'Pass if the answer is polite, correct and at most three sentences long.',
               judgeModel: { providerId: 'provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P', model: 'gpt-4o' },
             },
+            online: { sampleRate: 1, filters: [] },
             status: 'active',
             createdAt: 1732190400000,
             updatedAt: 1732276800000,
@@ -8908,6 +9035,80 @@ export const patchPromptsPromptIdEvaluatorsEvaluatorIdRoute = createRoute({
     403: ForbiddenResponse,
     404: NotFoundResponse,
     413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getPromptsPromptIdEvaluatorsEvaluatorIdOnlineStatsRoute = createRoute({
+  method: 'get',
+  path: '/prompts/{promptId}/evaluators/{evaluatorId}/online-stats',
+  tags: ['Evaluators'],
+  summary: "Get an evaluator's continuous-evaluation counts",
+  description:
+    "200 with what the evaluator did with live spans queued (committed) in the window `from`–`to` (inclusive; default: the 24 hours before now): spans queued, graded, passed, failed (with their reason in the result) and pending, and the pass rate over the graded ones. `from` after `to` is 400. An evaluator that does not belong to the prompt, or a prompt outside the key's workspace, is 404; a key restricted to other projects gets 403.",
+  operationId: 'getEvaluatorOnlineStats',
+  request: {
+    params: z.object({ promptId: PromptIdParamsSchema, evaluatorId: EvaluatorIdParamsSchema }),
+    query: z.object({
+      from: z.string().regex(...integerText).transform(Number)
+        .pipe(z.int().min(1672511400000).max(33229420200000))
+        .exactOptional()
+        .openapi({
+          param: {
+            name: 'from',
+            in: 'query',
+            required: false,
+            description:
+              'Start of the window, Unix ms (inclusive). Default `to` minus 24 hours (not before 1672511400000).',
+            schema: { type: 'integer', minimum: 1672511400000, maximum: 33229420200000 },
+            example: 1732104000000,
+          },
+        }),
+      to: z.string().regex(...integerText).transform(Number)
+        .pipe(z.int().min(1672511400000).max(33229420200000))
+        .exactOptional()
+        .openapi({
+          param: {
+            name: 'to',
+            in: 'query',
+            required: false,
+            description: 'End of the window, Unix ms (inclusive). Default now.',
+            schema: { type: 'integer', minimum: 1672511400000, maximum: 33229420200000 },
+            example: 1732190400000,
+          },
+        }),
+    }),
+  },
+  responses: {
+    200: {
+      description: "The evaluator's counts over the window.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: EvaluatorOnlineStatsSchema,
+          example: {
+            evaluatorId: 'evaluator_01JD8Q6B5C7D9E1F3G5H7J9K1M',
+            from: 1732104000000,
+            to: 1732190400000,
+            queued: 120,
+            graded: 112,
+            passed: 98,
+            failed: 3,
+            pending: 5,
+            passRate: 0.875,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },

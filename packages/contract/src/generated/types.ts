@@ -473,6 +473,37 @@ export type paths = {
         patch: operations["updateEvaluator"];
         trace?: never;
     };
+    "/prompts/{promptId}/evaluators/{evaluatorId}/online-stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+                /**
+                 * @description Id of the evaluator.
+                 * @example evaluator_01JD8Q6B5C7D9E1F3G5H7J9K1M
+                 */
+                evaluatorId: components["parameters"]["EvaluatorId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Get an evaluator's continuous-evaluation counts
+         * @description 200 with what the evaluator did with live spans queued (committed) in the window `from`–`to` (inclusive; default: the 24 hours before now): spans queued, graded, passed, failed (with their reason in the result) and pending, and the pass rate over the graded ones. `from` after `to` is 400. An evaluator that does not belong to the prompt, or a prompt outside the key's workspace, is 404; a key restricted to other projects gets 403.
+         */
+        get: operations["getEvaluatorOnlineStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/prompts/{promptId}/evaluations": {
         parameters: {
             query?: never;
@@ -3278,6 +3309,454 @@ export type components = {
          */
         EvaluatorConfig: components["schemas"]["LlmAsAJudgeEvaluatorConfig"] | components["schemas"]["TextMatcherEvaluatorConfig"] | components["schemas"]["JsonEvaluatorConfig"] | components["schemas"]["JavascriptEvaluatorConfig"] | components["schemas"]["CostEvaluatorConfig"] | components["schemas"]["LatencyEvaluatorConfig"] | components["schemas"]["ResponseLengthEvaluatorConfig"];
         /**
+         * @description Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.
+         * @example {
+         *       "column": "name",
+         *       "operator": "contains",
+         *       "value": "checkout"
+         *     }
+         */
+        LogTextValueFilter: {
+            /** @enum {string} */
+            column: "name" | "sessionId" | "referenceId" | "contentType";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "equals" | "not-equals" | "contains" | "not-contains";
+            value: string;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.
+         * @example {
+         *       "column": "sessionId",
+         *       "operator": "in",
+         *       "value": [
+         *         "sess-42",
+         *         "sess-43"
+         *       ]
+         *     }
+         */
+        LogTextListFilter: {
+            /** @enum {string} */
+            column: "name" | "sessionId" | "referenceId" | "contentType";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: string[];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).
+         * @example {
+         *       "column": "referenceId",
+         *       "operator": "exists",
+         *       "value": false
+         *     }
+         */
+        LogTextExistsFilter: {
+            /** @enum {string} */
+            column: "name" | "sessionId" | "referenceId" | "contentType";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "exists";
+            value: boolean;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.
+         * @example {
+         *       "column": "name",
+         *       "operator": "contains",
+         *       "value": "checkout"
+         *     }
+         */
+        LogTextFilter: components["schemas"]["LogTextValueFilter"] | components["schemas"]["LogTextListFilter"] | components["schemas"]["LogTextExistsFilter"];
+        /**
+         * @description Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).
+         * @example failure
+         * @enum {string}
+         */
+        LogStatus: "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
+        /**
+         * @description `equals` / `not-equals` one status.
+         * @example {
+         *       "column": "status",
+         *       "operator": "equals",
+         *       "value": "failure"
+         *     }
+         */
+        LogStatusValueFilter: {
+            /** @enum {string} */
+            column: "status";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "equals" | "not-equals";
+            value: components["schemas"]["LogStatus"];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the status is one of the listed statuses; `not-in`: it is none of them.
+         * @example {
+         *       "column": "status",
+         *       "operator": "in",
+         *       "value": [
+         *         "failure",
+         *         "aborted"
+         *       ]
+         *     }
+         */
+        LogStatusListFilter: {
+            /** @enum {string} */
+            column: "status";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: components["schemas"]["LogStatus"][];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on `status`, discriminated by `operator`.
+         * @example {
+         *       "column": "status",
+         *       "operator": "equals",
+         *       "value": "failure"
+         *     }
+         */
+        LogStatusFilter: components["schemas"]["LogStatusValueFilter"] | components["schemas"]["LogStatusListFilter"];
+        /**
+         * @description Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.
+         * @example {
+         *       "column": "cost",
+         *       "operator": "gt",
+         *       "value": 0.01
+         *     }
+         */
+        LogNumberFilter: {
+            /** @enum {string} */
+            column: "latency" | "cost" | "inputTokens" | "outputTokens" | "totalTokens";
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
+            value: number;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Compares `startedAt` or `endedAt` with a Unix time in milliseconds.
+         * @example {
+         *       "column": "startedAt",
+         *       "operator": "gte",
+         *       "value": 1732190400000
+         *     }
+         */
+        LogTimeFilter: {
+            /** @enum {string} */
+            column: "startedAt" | "endedAt";
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
+            /** Format: int64 */
+            value: number;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.
+         * @example {
+         *       "column": "tags",
+         *       "operator": "contains",
+         *       "value": "production"
+         *     }
+         */
+        LogTagValueFilter: {
+            /** @enum {string} */
+            column: "tags";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "contains" | "not-contains";
+            value: string;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the row has at least one of these tags; `not-in`: it has none of them.
+         * @example {
+         *       "column": "tags",
+         *       "operator": "in",
+         *       "value": [
+         *         "production",
+         *         "staging"
+         *       ]
+         *     }
+         */
+        LogTagListFilter: {
+            /** @enum {string} */
+            column: "tags";
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: string[];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on `tags`, discriminated by `operator`.
+         * @example {
+         *       "column": "tags",
+         *       "operator": "contains",
+         *       "value": "production"
+         *     }
+         */
+        LogTagsFilter: components["schemas"]["LogTagValueFilter"] | components["schemas"]["LogTagListFilter"];
+        /**
+         * @description `equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "equals",
+         *       "value": "pro"
+         *     }
+         */
+        LogAttributeValueFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "equals" | "not-equals";
+            value: string | number | boolean;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "feedback",
+         *       "operator": "contains",
+         *       "value": "slow"
+         *     }
+         */
+        LogAttributeTextFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "contains" | "not-contains";
+            value: string;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "retries",
+         *       "operator": "gte",
+         *       "value": 2
+         *     }
+         */
+        LogAttributeNumberFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "gt" | "gte" | "lt" | "lte";
+            value: number;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "in",
+         *       "value": [
+         *         "pro",
+         *         "team"
+         *       ]
+         *     }
+         */
+        LogAttributeListFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "in" | "not-in";
+            value: (string | number | boolean)[];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description `exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.
+         * @example {
+         *       "column": "attributes",
+         *       "key": "feedback",
+         *       "operator": "exists",
+         *       "value": true
+         *     }
+         */
+        LogAttributeExistsFilter: {
+            /** @enum {string} */
+            column: "attributes";
+            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
+            key: string;
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            operator: "exists";
+            value: boolean;
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description Filter on one attribute, named by `key`, discriminated by `operator`.
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "equals",
+         *       "value": "pro"
+         *     }
+         */
+        LogAttributeFilter: components["schemas"]["LogAttributeValueFilter"] | components["schemas"]["LogAttributeTextFilter"] | components["schemas"]["LogAttributeNumberFilter"] | components["schemas"]["LogAttributeListFilter"] | components["schemas"]["LogAttributeExistsFilter"];
+        /**
+         * @description The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.
+         * @example helpfulness
+         */
+        ScoreName: string;
+        /**
+         * @description A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.
+         * @example 0.8
+         */
+        ScoreValue: number | string | boolean;
+        /**
+         * @description Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.
+         * @example {
+         *       "column": "scores",
+         *       "name": "thumbs",
+         *       "operator": "equals",
+         *       "value": false
+         *     }
+         */
+        LogScoreFilter: {
+            /** @enum {string} */
+            column: "scores";
+            name: components["schemas"]["ScoreName"];
+            /** @enum {string} */
+            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte" | "exists";
+            value: components["schemas"]["ScoreValue"];
+            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
+            type?: string;
+        };
+        /**
+         * @description One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by
+         *     `column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the
+         *     operators and value types below; anything else is 400 VALIDATION_ERROR.
+         *
+         *     | column | operators | value | on traces | on spans |
+         *     |---|---|---|---|---|
+         *     | `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |
+         *     | `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |
+         *     | `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |
+         *     | `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |
+         *     | `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |
+         *     | `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |
+         *     | `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |
+         *     | `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |
+         *     | `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |
+         *     | `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |
+         *     | `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |
+         *     | `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |
+         *     | `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |
+         *     | `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |
+         *
+         *     `equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`
+         *     and `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A
+         *     column without a value (`null`, or an absent attribute key) matches only the negative operators
+         *     (`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and
+         *     ignored, for clients of the hosted service.
+         * @example {
+         *       "column": "status",
+         *       "operator": "equals",
+         *       "value": "failure"
+         *     }
+         * @example {
+         *       "column": "attributes",
+         *       "key": "user.plan",
+         *       "operator": "in",
+         *       "value": [
+         *         "pro",
+         *         "team"
+         *       ]
+         *     }
+         */
+        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"] | components["schemas"]["LogScoreFilter"];
+        /**
+         * @description How an active evaluator grades live spans (continuous evaluation). A span committed with `runEvaluation: true` and this evaluator's prompt as `promptId` is queued for grading in the span's own transaction when it is sampled and matches every filter; workers grade it asynchronously with the same grading code as evaluation runs. Sampling is decided from the span id and the evaluator id, so the same span is always in or out of one evaluator's sample.
+         * @example {
+         *       "sampleRate": 0.25,
+         *       "filters": [
+         *         {
+         *           "column": "tags",
+         *           "operator": "contains",
+         *           "value": "production"
+         *         },
+         *         {
+         *           "column": "attributes",
+         *           "key": "user.plan",
+         *           "operator": "in",
+         *           "value": [
+         *             "pro",
+         *             "team"
+         *           ]
+         *         }
+         *       ]
+         *     }
+         */
+        EvaluatorOnlineSettings: {
+            /**
+             * @description Share of the matching spans graded, 0 to 1 (0 grades none; 1, the default, grades all).
+             * @default 1
+             */
+            sampleRate?: number;
+            /** @description Up to 20 conditions on the span, in the span search grammar (LogFilter: `name`, `tags`, `attributes`, `status`, `contentType`, `latency`, `cost`, tokens, times…), ANDed; a span must match all of them to be graded. Empty (the default): every span of the prompt asking for evaluation. */
+            filters?: components["schemas"]["LogFilter"][];
+        };
+        /**
          * @description A new evaluator. `projectId` must be the prompt's project and `datasetId` a dataset of that project (400 VALIDATION_ERROR otherwise; a dataset unknown in the workspace is 404). The evaluator starts `active`.
          * @example {
          *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
@@ -3294,6 +3773,8 @@ export type components = {
             title: string;
             datasetId: components["schemas"]["EntityId"];
             config: components["schemas"]["EvaluatorConfig"];
+            /** @description How it grades live spans; omitted, every span asking for evaluation (sample rate 1, no filter). */
+            online?: components["schemas"]["EvaluatorOnlineSettings"];
         };
         /**
          * @description A way of grading a prompt's outputs, attached to one prompt and referring to the dataset its runs use by default. Evaluators are always scoped to a prompt; a prompt may have several.
@@ -3308,6 +3789,10 @@ export type components = {
          *         "value": "Pass if the answer is polite, answers the question and does not invent order numbers.",
          *         "judgeModel": null
          *       },
+         *       "online": {
+         *         "sampleRate": 1,
+         *         "filters": []
+         *       },
          *       "status": "active",
          *       "createdAt": 1732190400000,
          *       "updatedAt": 1732190400000
@@ -3319,6 +3804,7 @@ export type components = {
             datasetId: components["schemas"]["EntityId"];
             title: string;
             config: components["schemas"]["EvaluatorConfig"];
+            online: components["schemas"]["EvaluatorOnlineSettings"];
             status: components["schemas"]["EvaluatorStatus"];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
@@ -3334,7 +3820,40 @@ export type components = {
             /** @description A dataset of the prompt's project (400 otherwise; 404 when unknown in the workspace). */
             datasetId?: components["schemas"]["EntityId"];
             config?: components["schemas"]["EvaluatorConfig"];
+            /** @description Replaces the online settings whole (an omitted field takes its default). */
+            online?: components["schemas"]["EvaluatorOnlineSettings"];
             status?: components["schemas"]["EvaluatorStatus"];
+        };
+        /**
+         * @description What an evaluator did with live spans over a time window, by the time each span was queued (committed): `queued` spans in all, of which `graded` have a grade, `failed` could not be graded (the reason is in the result), and `pending` wait for a worker. `passRate` is `passed / graded`, null when nothing was graded.
+         * @example {
+         *       "evaluatorId": "evaluator_01JD8Q6B5C7D9E1F3G5H7J9K1M",
+         *       "from": 1732104000000,
+         *       "to": 1732190400000,
+         *       "queued": 120,
+         *       "graded": 112,
+         *       "passed": 98,
+         *       "failed": 3,
+         *       "pending": 5,
+         *       "passRate": 0.875
+         *     }
+         */
+        EvaluatorOnlineStats: {
+            evaluatorId: components["schemas"]["EntityId"];
+            from: components["schemas"]["Timestamp"];
+            to: components["schemas"]["Timestamp"];
+            /** @description Spans queued for this evaluator in the window. */
+            queued: number;
+            /** @description Spans graded (pass, fail or unknown). */
+            graded: number;
+            /** @description Graded spans whose grade is `pass`. */
+            passed: number;
+            /** @description Spans that could not be graded (provider down, missing variable, sandbox timeout…). */
+            failed: number;
+            /** @description Spans waiting for a worker, or being graded. */
+            pending: number;
+            /** @description `passed / graded`; null when no span was graded. */
+            passRate: number | null;
         };
         /**
          * @description State of an evaluation run:
@@ -4315,423 +4834,6 @@ export type components = {
         CreateDatasetRowsResponse: {
             rows: components["schemas"]["DatasetRow"][];
         };
-        /**
-         * @description Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).
-         * @example failure
-         * @enum {string}
-         */
-        LogStatus: "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
-        /**
-         * @description Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.
-         * @example {
-         *       "column": "name",
-         *       "operator": "contains",
-         *       "value": "checkout"
-         *     }
-         */
-        LogTextValueFilter: {
-            /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "equals" | "not-equals" | "contains" | "not-contains";
-            value: string;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the text column equals one of the strings (exact, case-sensitive); `not-in`: it equals none of them.
-         * @example {
-         *       "column": "sessionId",
-         *       "operator": "in",
-         *       "value": [
-         *         "sess-42",
-         *         "sess-43"
-         *       ]
-         *     }
-         */
-        LogTextListFilter: {
-            /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: string[];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `exists`: `true` keeps rows where the text column has a value, `false` rows where it is `null` (`name` and `contentType` always have one).
-         * @example {
-         *       "column": "referenceId",
-         *       "operator": "exists",
-         *       "value": false
-         *     }
-         */
-        LogTextExistsFilter: {
-            /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "exists";
-            value: boolean;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.
-         * @example {
-         *       "column": "name",
-         *       "operator": "contains",
-         *       "value": "checkout"
-         *     }
-         */
-        LogTextFilter: components["schemas"]["LogTextValueFilter"] | components["schemas"]["LogTextListFilter"] | components["schemas"]["LogTextExistsFilter"];
-        /**
-         * @description `equals` / `not-equals` one status.
-         * @example {
-         *       "column": "status",
-         *       "operator": "equals",
-         *       "value": "failure"
-         *     }
-         */
-        LogStatusValueFilter: {
-            /** @enum {string} */
-            column: "status";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "equals" | "not-equals";
-            value: components["schemas"]["LogStatus"];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the status is one of the listed statuses; `not-in`: it is none of them.
-         * @example {
-         *       "column": "status",
-         *       "operator": "in",
-         *       "value": [
-         *         "failure",
-         *         "aborted"
-         *       ]
-         *     }
-         */
-        LogStatusListFilter: {
-            /** @enum {string} */
-            column: "status";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: components["schemas"]["LogStatus"][];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on `status`, discriminated by `operator`.
-         * @example {
-         *       "column": "status",
-         *       "operator": "equals",
-         *       "value": "failure"
-         *     }
-         */
-        LogStatusFilter: components["schemas"]["LogStatusValueFilter"] | components["schemas"]["LogStatusListFilter"];
-        /**
-         * @description Compares a numeric column with a number: `latency` in milliseconds, `cost` in US dollars, `inputTokens`, `outputTokens` and `totalTokens` in tokens. A `null` column (a span without cost or token usage) matches only `not-equals`; use `gte 0` to keep rows that have a value.
-         * @example {
-         *       "column": "cost",
-         *       "operator": "gt",
-         *       "value": 0.01
-         *     }
-         */
-        LogNumberFilter: {
-            /** @enum {string} */
-            column: "latency" | "cost" | "inputTokens" | "outputTokens" | "totalTokens";
-            /** @enum {string} */
-            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
-            value: number;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Compares `startedAt` or `endedAt` with a Unix time in milliseconds.
-         * @example {
-         *       "column": "startedAt",
-         *       "operator": "gte",
-         *       "value": 1732190400000
-         *     }
-         */
-        LogTimeFilter: {
-            /** @enum {string} */
-            column: "startedAt" | "endedAt";
-            /** @enum {string} */
-            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte";
-            /** Format: int64 */
-            value: number;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `contains`: the row has this tag (exact, case-sensitive); `not-contains`: it does not.
-         * @example {
-         *       "column": "tags",
-         *       "operator": "contains",
-         *       "value": "production"
-         *     }
-         */
-        LogTagValueFilter: {
-            /** @enum {string} */
-            column: "tags";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "contains" | "not-contains";
-            value: string;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the row has at least one of these tags; `not-in`: it has none of them.
-         * @example {
-         *       "column": "tags",
-         *       "operator": "in",
-         *       "value": [
-         *         "production",
-         *         "staging"
-         *       ]
-         *     }
-         */
-        LogTagListFilter: {
-            /** @enum {string} */
-            column: "tags";
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: string[];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on `tags`, discriminated by `operator`.
-         * @example {
-         *       "column": "tags",
-         *       "operator": "contains",
-         *       "value": "production"
-         *     }
-         */
-        LogTagsFilter: components["schemas"]["LogTagValueFilter"] | components["schemas"]["LogTagListFilter"];
-        /**
-         * @description `equals`: the attribute `key` holds this value with the same JSON type (`"1"` does not equal `1`); `not-equals`: it does not (including when the key is absent).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "equals",
-         *       "value": "pro"
-         *     }
-         */
-        LogAttributeValueFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "equals" | "not-equals";
-            value: string | number | boolean;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `contains`: the attribute `key` holds a string containing this text (case-insensitive); `not-contains`: it does not (non-string values and absent keys match `not-contains`).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "feedback",
-         *       "operator": "contains",
-         *       "value": "slow"
-         *     }
-         */
-        LogAttributeTextFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "contains" | "not-contains";
-            value: string;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Compares the attribute `key` with a number; only numeric values can match (string values such as `"5"` never do).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "retries",
-         *       "operator": "gte",
-         *       "value": 2
-         *     }
-         */
-        LogAttributeNumberFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "gt" | "gte" | "lt" | "lte";
-            value: number;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `in`: the attribute `key` holds one of these values (same JSON type); `not-in`: it holds none of them (or is absent).
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "in",
-         *       "value": [
-         *         "pro",
-         *         "team"
-         *       ]
-         *     }
-         */
-        LogAttributeListFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "in" | "not-in";
-            value: (string | number | boolean)[];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description `exists`: `true` keeps rows that have the attribute `key` (any value), `false` rows that lack it.
-         * @example {
-         *       "column": "attributes",
-         *       "key": "feedback",
-         *       "operator": "exists",
-         *       "value": true
-         *     }
-         */
-        LogAttributeExistsFilter: {
-            /** @enum {string} */
-            column: "attributes";
-            /** @description Attribute key, matched exactly (`user.plan` is one key, not a path). */
-            key: string;
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            operator: "exists";
-            value: boolean;
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description Filter on one attribute, named by `key`, discriminated by `operator`.
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "equals",
-         *       "value": "pro"
-         *     }
-         */
-        LogAttributeFilter: components["schemas"]["LogAttributeValueFilter"] | components["schemas"]["LogAttributeTextFilter"] | components["schemas"]["LogAttributeNumberFilter"] | components["schemas"]["LogAttributeListFilter"] | components["schemas"]["LogAttributeExistsFilter"];
-        /**
-         * @description The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.
-         * @example helpfulness
-         */
-        ScoreName: string;
-        /**
-         * @description A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.
-         * @example 0.8
-         */
-        ScoreValue: number | string | boolean;
-        /**
-         * @description Keeps traces or spans by their scores of `name` (a trace's are those on the trace and on its spans): `equals` / `not-equals` compare with a score's value of the same type (`true` does not equal `1`); `gt`, `gte`, `lt`, `lte` compare a number with numeric and boolean scores (a boolean counting as 1 or 0); `exists` with `true` keeps those with a score of the name, with `false` those without. A row matches when any of its scores of the name does, except `not-equals`, which keeps rows with no score of the name equal to the value (rows without a score of the name included). A number operator with a non-number value, or `exists` with a non-boolean one, is 400.
-         * @example {
-         *       "column": "scores",
-         *       "name": "thumbs",
-         *       "operator": "equals",
-         *       "value": false
-         *     }
-         */
-        LogScoreFilter: {
-            /** @enum {string} */
-            column: "scores";
-            name: components["schemas"]["ScoreName"];
-            /** @enum {string} */
-            operator: "equals" | "not-equals" | "gt" | "gte" | "lt" | "lte" | "exists";
-            value: components["schemas"]["ScoreValue"];
-            /** @description Ignored. Accepted so that clients of the hosted service, which send `{type, column, operator, value}`, work unchanged. */
-            type?: string;
-        };
-        /**
-         * @description One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by
-         *     `column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the
-         *     operators and value types below; anything else is 400 VALIDATION_ERROR.
-         *
-         *     | column | operators | value | on traces | on spans |
-         *     |---|---|---|---|---|
-         *     | `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |
-         *     | `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |
-         *     | `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |
-         *     | `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |
-         *     | `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |
-         *     | `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |
-         *     | `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |
-         *     | `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |
-         *     | `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |
-         *     | `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |
-         *     | `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |
-         *     | `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |
-         *     | `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |
-         *     | `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |
-         *
-         *     `equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`
-         *     and `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A
-         *     column without a value (`null`, or an absent attribute key) matches only the negative operators
-         *     (`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and
-         *     ignored, for clients of the hosted service.
-         * @example {
-         *       "column": "status",
-         *       "operator": "equals",
-         *       "value": "failure"
-         *     }
-         * @example {
-         *       "column": "attributes",
-         *       "key": "user.plan",
-         *       "operator": "in",
-         *       "value": [
-         *         "pro",
-         *         "team"
-         *       ]
-         *     }
-         */
-        LogFilter: components["schemas"]["LogTextFilter"] | components["schemas"]["LogStatusFilter"] | components["schemas"]["LogNumberFilter"] | components["schemas"]["LogTimeFilter"] | components["schemas"]["LogTagsFilter"] | components["schemas"]["LogAttributeFilter"] | components["schemas"]["LogScoreFilter"];
         /**
          * @description Order of search results: by `startedAt`, ties broken by id in the same direction. Default `startedAt:desc` (most recent first).
          * @default startedAt:desc
@@ -8562,6 +8664,16 @@ export interface operations {
                  *       "config": {
                  *         "type": "llm-as-a-judge",
                  *         "value": "Pass if the answer is polite, answers the question and does not invent order numbers."
+                 *       },
+                 *       "online": {
+                 *         "sampleRate": 0.1,
+                 *         "filters": [
+                 *           {
+                 *             "column": "tags",
+                 *             "operator": "contains",
+                 *             "value": "production"
+                 *           }
+                 *         ]
                  *       }
                  *     }
                  */
@@ -8589,6 +8701,16 @@ export interface operations {
                      *         "group": "ai-powered",
                      *         "value": "Pass if the answer is polite, answers the question and does not invent order numbers.",
                      *         "judgeModel": null
+                     *       },
+                     *       "online": {
+                     *         "sampleRate": 0.1,
+                     *         "filters": [
+                     *           {
+                     *             "column": "tags",
+                     *             "operator": "contains",
+                     *             "value": "production"
+                     *           }
+                     *         ]
                      *       },
                      *       "status": "active",
                      *       "createdAt": 1732190400000,
@@ -8651,6 +8773,10 @@ export interface operations {
                      *           "return"
                      *         ],
                      *         "caseSensitive": false
+                     *       },
+                     *       "online": {
+                     *         "sampleRate": 1,
+                     *         "filters": []
                      *       },
                      *       "status": "active",
                      *       "createdAt": 1732190400000,
@@ -8768,6 +8894,10 @@ export interface operations {
                      *           "model": "gpt-4o"
                      *         }
                      *       },
+                     *       "online": {
+                     *         "sampleRate": 1,
+                     *         "filters": []
+                     *       },
                      *       "status": "active",
                      *       "createdAt": 1732190400000,
                      *       "updatedAt": 1732276800000
@@ -8781,6 +8911,70 @@ export interface operations {
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getEvaluatorOnlineStats: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Start of the window, Unix ms (inclusive). Default `to` minus 24 hours (not before 1672511400000).
+                 * @example 1732104000000
+                 */
+                from?: number;
+                /**
+                 * @description End of the window, Unix ms (inclusive). Default now.
+                 * @example 1732190400000
+                 */
+                to?: number;
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+                /**
+                 * @description Id of the evaluator.
+                 * @example evaluator_01JD8Q6B5C7D9E1F3G5H7J9K1M
+                 */
+                evaluatorId: components["parameters"]["EvaluatorId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The evaluator's counts over the window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "evaluatorId": "evaluator_01JD8Q6B5C7D9E1F3G5H7J9K1M",
+                     *       "from": 1732104000000,
+                     *       "to": 1732190400000,
+                     *       "queued": 120,
+                     *       "graded": 112,
+                     *       "passed": 98,
+                     *       "failed": 3,
+                     *       "pending": 5,
+                     *       "passRate": 0.875
+                     *     }
+                     */
+                    "application/json": components["schemas"]["EvaluatorOnlineStats"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

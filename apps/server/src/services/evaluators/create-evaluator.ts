@@ -4,7 +4,7 @@ import { requireDatasetOfProject } from "../datasets/dataset.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
-import { type Evaluator, toEvaluator } from "./evaluator.ts";
+import { type Evaluator, onlineColumns, toEvaluator } from "./evaluator.ts";
 import { normalizeEvaluatorConfig, requireJudgeProvider } from "./evaluator-config.ts";
 
 export function createEvaluator(
@@ -16,7 +16,7 @@ export function createEvaluator(
 }
 
 async function insertEvaluator(ctx: ServiceContext, promptId: string, body: BodyOf<"createEvaluator">) {
-  const { projectId, datasetId, title, config: requested, ...unread } = body;
+  const { projectId, datasetId, title, config: requested, online, ...unread } = body;
   unread satisfies Unread;
   const prompt = await requirePrompt(ctx, promptId);
   if (projectId !== prompt.projectId) throw invalid("projectId", "must be the prompt's project");
@@ -32,6 +32,7 @@ async function insertEvaluator(ctx: ServiceContext, promptId: string, body: Body
     datasetId,
     title,
     config: toJson(config),
+    ...onlineColumns(online),
     status: "active" as const,
     createdAt: now,
     updatedAt: now,

@@ -1,18 +1,34 @@
 import type { schemas } from "@pharos/contract";
+import type { Selectable } from "kysely";
 import { notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
-import { fromJson } from "../json.ts";
+import { fromJson, toJson } from "../json.ts";
 import { requirePrompt } from "../prompts/prompt.ts";
 
 export type Evaluator = schemas.Evaluator;
 export type EvaluatorConfig = schemas.EvaluatorConfig;
 
-export function toEvaluator(row: Database["evaluators"]): Evaluator {
-  return { ...toEvaluatorSummary(row), config: fromJson<EvaluatorConfig>(row.config) };
+type EvaluatorRow = Selectable<Database["evaluators"]>;
+
+export function toEvaluator(row: EvaluatorRow): Evaluator {
+  const { status, createdAt, updatedAt, ...summary } = toEvaluatorSummary(row);
+  return {
+    ...summary,
+    config: fromJson<EvaluatorConfig>(row.config),
+    online: { sampleRate: row.onlineSampleRate, filters: fromJson<schemas.LogFilter[]>(row.onlineFilters) },
+    status,
+    createdAt,
+    updatedAt,
+  };
 }
 
-export function toEvaluatorSummary(row: Database["evaluators"]): schemas.EvaluatorSummary {
+/** The stored columns of online settings, defaults filled in. */
+export function onlineColumns(online: schemas.EvaluatorOnlineSettings | undefined) {
+  return { onlineSampleRate: online?.sampleRate ?? 1, onlineFilters: toJson(online?.filters ?? []) };
+}
+
+export function toEvaluatorSummary(row: EvaluatorRow): schemas.EvaluatorSummary {
   return {
     id: row.id,
     promptId: row.promptId,

@@ -2,7 +2,7 @@ import { inTransaction, type ServiceContext } from "../context.ts";
 import { requireDatasetOfProject } from "../datasets/dataset.ts";
 import { toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
-import { type Evaluator, requireEvaluator, toEvaluator } from "./evaluator.ts";
+import { type Evaluator, onlineColumns, requireEvaluator, toEvaluator } from "./evaluator.ts";
 import { normalizeEvaluatorConfig, requireJudgeProvider } from "./evaluator-config.ts";
 
 export function updateEvaluator(
@@ -10,7 +10,7 @@ export function updateEvaluator(
   { promptId, evaluatorId }: PathOf<"updateEvaluator">,
   body: BodyOf<"updateEvaluator">,
 ): Promise<Evaluator> {
-  const { title, datasetId, config: requested, status, ...unread } = body;
+  const { title, datasetId, config: requested, online, status, ...unread } = body;
   unread satisfies Unread;
   return inTransaction(ctx, async (tx) => {
     const evaluator = await requireEvaluator(tx, promptId, evaluatorId);
@@ -21,6 +21,7 @@ export function updateEvaluator(
       ...(title !== undefined && { title }),
       ...(datasetId !== undefined && { datasetId }),
       ...(config !== undefined && { config: toJson(config) }),
+      ...(online !== undefined && onlineColumns(online)),
       ...(status !== undefined && { status }),
       updatedAt: tx.now(),
     };

@@ -2,6 +2,7 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
@@ -71,6 +72,7 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
     content,
   );
   const index = spanIndexRows(row, span);
+  const queued = await onlineEvaluationRows(ctx, [{ row, input: span }]);
 
   try {
     await ctx.logWrites.submit(
@@ -94,8 +96,9 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
           .execute();
         await ctx.store.insertRows(db, "logAttributes", index.attributes);
         await ctx.store.insertRows(db, "logTags", index.tags);
+        if (queued.length > 0) await ctx.store.insertRows(db, "onlineEvaluations", queued);
       },
-      approximateBytes([row, index]),
+      approximateBytes([row, index, queued]),
     );
   } catch (error) {
     // The only unique key a new span can clash with is its trace's span referenceIds.
@@ -104,5 +107,6 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
     }
     throw error;
   }
+  if (queued.length > 0) ctx.wakeWorkers();
   return { spanId: row.id };
 }

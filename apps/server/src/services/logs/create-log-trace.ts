@@ -2,6 +2,7 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   type AttributeRow,
@@ -16,6 +17,7 @@ import {
   uniqueTags,
 } from "./log-rows.ts";
 import { type CheckedContent, checkContent } from "./span-content.ts";
+import type { Inserts } from "./write-batcher.ts";
 import { contentTooLarge, resolveWriteTarget } from "./write-checks.ts";
 
 export type CreateLogTraceResult = schemas.CreateLogTraceResponse;
@@ -127,13 +129,19 @@ export async function createLogTrace(
     tagIndex.push(...rows.tags);
   });
 
+  const inserts: Inserts = [
+    { table: "logTraces", rows: [traceRow] },
+    { table: "logSpans", rows: spanRows },
+    { table: "logAttributes", rows: attributes },
+    { table: "logTags", rows: tagIndex },
+  ];
+  const queued = await onlineEvaluationRows(
+    ctx,
+    spanRows.map((row, index) => ({ row, input: spans[index] as schemas.LogSpanInput })),
+  );
+  if (queued.length > 0) inserts.push({ table: "onlineEvaluations", rows: queued });
   try {
-    await ctx.logWrites.submitInserts([
-      { table: "logTraces", rows: [traceRow] },
-      { table: "logSpans", rows: spanRows },
-      { table: "logAttributes", rows: attributes },
-      { table: "logTags", rows: tagIndex },
-    ]);
+    await ctx.logWrites.submitInserts(inserts);
   } catch (error) {
     // The only unique key a new trace can clash with is its project's referenceId.
     if (ctx.store.isUniqueViolation(error)) {
@@ -141,5 +149,6 @@ export async function createLogTrace(
     }
     throw error;
   }
+  if (queued.length > 0) ctx.wakeWorkers();
   return { traceId, spanIds: spanRows.map((span) => span.id) };
 }

@@ -144,6 +144,11 @@ export class WriteBatcher {
     }
   }
 
+  /** Whether a write request is in progress (admitted and not yet answered) or waiting for its turn. */
+  get busy(): boolean {
+    return this.admitted > 0 || this.pendingJobs > 0;
+  }
+
   /**
    * Runs `work` in the next batch; settles once that batch has committed (or the work failed). `bytes` is the
    * size of what the work holds until then (`approximateBytes` of its rows). Rejects with 503 OVERLOADED at

@@ -17,6 +17,7 @@ import { apiKeyExpiry } from "./0008-api-key-expiry.ts";
 import { rateLimitWindows } from "./0009-rate-limit-windows.ts";
 import { webhooks } from "./0010-webhooks.ts";
 import { scores } from "./0011-scores.ts";
+import { onlineEvaluations } from "./0012-online-evaluations.ts";
 import { datasetRowSources } from "./0017-dataset-row-sources.ts";
 
 /** Every migration in order; names sort in the order they apply. */
@@ -33,6 +34,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0009-rate-limit-windows": rateLimitWindows(dialect),
     "0010-webhooks": webhooks,
     "0011-scores": scores(dialect),
+    "0012-online-evaluations": onlineEvaluations(dialect),
     "0017-dataset-row-sources": datasetRowSources,
   };
 }
