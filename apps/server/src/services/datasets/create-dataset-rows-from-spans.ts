@@ -54,7 +54,8 @@ async function spansById(ctx: ServiceContext, projectId: string, spanIds: readon
     .where("projectId", "=", projectId)
     .where("id", "in", spanIds)
     .execute();
-  const byId = new Map(rows.map((row) => [row.id, toLogSpan(row)]));
+  // Rows read a span's content only, never its scores.
+  const byId = new Map(rows.map((row) => [row.id, toLogSpan(row, [])]));
   return spanIds.map((id) => {
     const span = byId.get(id);
     if (!span) throw notFound(`Span ${id}`);

@@ -43,6 +43,9 @@ function matches({ row, input }: FilterableSpan, filter: schemas.LogFilter): boo
       return tagsMatch(uniqueTags(input.tags), filter);
     case "attributes":
       return attributeMatches(input.attributes?.[filter.key], filter);
+    case "scores":
+      // A span is judged as it is written, before it can have a score.
+      return filter.operator === "not-equals" || (filter.operator === "exists" && filter.value === false);
   }
 }
 
