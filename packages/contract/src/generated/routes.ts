@@ -2943,16 +2943,80 @@ export const DatasetRowValuesSchema = z
 
 export type DatasetRowValues = z.infer<typeof DatasetRowValuesSchema>
 
+export const ComputedCellStatusSchema = z
+  .enum(['pending', 'done', 'failed'])
+  .openapi({
+    description:
+      '`pending` queued or being computed; `done` the value was written into the row; `failed` the computation failed, the reason in `reason` (the cell keeps its previous value).',
+    examples: ['done'],
+  })
+  .openapi('ComputedCellStatus')
+
+export type ComputedCellStatus = z.infer<typeof ComputedCellStatusSchema>
+
+export const ComputedCellSchema = z
+  .strictObject({
+    status: ComputedCellStatusSchema,
+    reason: z
+      .string()
+      .max(2000)
+      .nullable()
+      .openapi({ description: 'Why the computation failed; `null` unless `status` is `failed`.' }),
+    latency: z.number().min(0).nullable(),
+    cost: z.number().min(0).nullable(),
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the last finished computation, `null` while none has finished.",
+    required: ['status', 'reason', 'latency', 'cost', 'updatedAt'],
+    examples: [
+      { status: 'done', reason: null, latency: 412, cost: 0.000021, updatedAt: 1732190400000 },
+    ],
+  })
+  .openapi('ComputedCell')
+
+export type ComputedCell = z.infer<typeof ComputedCellSchema>
+
+export const ComputedCellsSchema = z
+  .record(z.string(), ComputedCellSchema)
+  .refine(...recordWithin({
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 80 },
+    })).openapi({
+    description:
+      "States of the row's computed cells, keyed by column id: only cells that were ever queued with `POST /datasets/{datasetId}/dynamic-columns/fetch` appear.",
+    examples: [
+      {
+        column_01JD8Q5B4C6D8E0F2G4H6J8K0Q: {
+          status: 'failed',
+          reason: 'The endpoint answered 503.',
+          latency: 87,
+          cost: 0,
+          updatedAt: 1732190400000,
+        },
+      },
+    ],
+    ...{
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 80 },
+    },
+  })
+  .openapi('ComputedCells')
+
+export type ComputedCells = z.infer<typeof ComputedCellsSchema>
+
 export const DatasetRowSchema = z
   .strictObject({
     id: EntityIdSchema,
     values: DatasetRowValuesSchema,
+    computed: ComputedCellsSchema.exactOptional(),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
   .openapi({
     description:
-      'One row of a dataset. `values` is keyed by column id and holds every column of the dataset (or the columns selected with `columns`), `null` for an empty cell.',
+      'One row of a dataset. `values` is keyed by column id and holds every column of the dataset (or the columns selected with `columns`), `null` for an empty cell. Row lists add `computed`, the state of each computed cell of the row (see `POST /datasets/{datasetId}/dynamic-columns/fetch`), when the row has any.',
     required: ['id', 'values', 'createdAt', 'updatedAt'],
     examples: [
       {
@@ -3554,6 +3618,99 @@ export const UpdateDatasetRowRequestSchema = z
   .openapi('UpdateDatasetRowRequest')
 
 export type UpdateDatasetRowRequest = z.infer<typeof UpdateDatasetRowRequestSchema>
+
+export const DynamicColumnsRunModeSchema = z
+  .enum(['all', 'failed', 'first'])
+  .openapi({
+    description:
+      'Which cells of the chosen columns and rows are computed: `all` every one; `failed` only those whose last computation failed; `first` only the first chosen row (oldest first), to try a column before running it on the whole dataset.',
+    examples: ['all'],
+  })
+  .openapi('DynamicColumnsRunMode')
+
+export type DynamicColumnsRunMode = z.infer<typeof DynamicColumnsRunModeSchema>
+
+export const FetchDynamicColumnsRequestSchema = z
+  .strictObject({
+    columnIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(100)
+      .refine((items) => new Set(items).size === items.length)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400).',
+      }),
+    datasetRowIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(1000)
+      .refine((items) => new Set(items).size === items.length)
+      .exactOptional()
+      .openapi({ description: 'Ids of rows of the dataset (an unknown id → 400), at most 1,000.' }),
+    runMode: DynamicColumnsRunModeSchema.exactOptional(),
+  })
+  .openapi({
+    description:
+      'Which computed cells to queue. `columnIds` defaults to every `prompt` and `api` column of the dataset, `datasetRowIds` to every row, `runMode` to `all`. At most 1,000 rows are queued by one request (400 VALIDATION_ERROR beyond that: name the rows with `datasetRowIds`, in parts).',
+    examples: [{ columnIds: ['column_01JD8Q5B4C6D8E0F2G4H6J8K0Q'], runMode: 'all' }],
+  })
+  .openapi('FetchDynamicColumnsRequest')
+
+export type FetchDynamicColumnsRequest = z.infer<typeof FetchDynamicColumnsRequestSchema>
+
+export const DynamicColumnRunSchema = z
+  .strictObject({
+    columnId: EntityIdSchema,
+    runMode: DynamicColumnsRunModeSchema,
+    totalRowsInDataset: z.int().min(0).max(9007199254740991),
+    queuedRowsCount: z.int().min(0).max(1000),
+  })
+  .openapi({
+    description:
+      'What the request queued for one column: `queuedRowsCount` of its cells are now `pending` (row reads show them under `computed`); the others were left as they were.',
+    required: ['columnId', 'runMode', 'totalRowsInDataset', 'queuedRowsCount'],
+    examples: [
+      {
+        columnId: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0Q',
+        runMode: 'all',
+        totalRowsInDataset: 3,
+        queuedRowsCount: 3,
+      },
+    ],
+  })
+  .openapi('DynamicColumnRun')
+
+export type DynamicColumnRun = z.infer<typeof DynamicColumnRunSchema>
+
+export const FetchDynamicColumnsResponseSchema = z
+  .strictObject({
+    datasetId: EntityIdSchema,
+    runMode: DynamicColumnsRunModeSchema,
+    columnRuns: z.array(DynamicColumnRunSchema).max(100),
+  })
+  .openapi({
+    description: 'The computation queued, one entry per column in dataset order.',
+    required: ['datasetId', 'runMode', 'columnRuns'],
+    examples: [
+      {
+        datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+        runMode: 'all',
+        columnRuns: [
+          {
+            columnId: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0Q',
+            runMode: 'all',
+            totalRowsInDataset: 3,
+            queuedRowsCount: 3,
+          },
+        ],
+      },
+    ],
+  })
+  .openapi('FetchDynamicColumnsResponse')
+
+export type FetchDynamicColumnsResponse = z.infer<typeof FetchDynamicColumnsResponseSchema>
 
 export const TraceStatusInputSchema = z
   .enum(['success', 'failure', 'pending', 'unknown'])
@@ -8150,7 +8307,7 @@ export const postPromptsPromptIdEvaluationsRoute = createRoute({
   tags: ['Evaluations'],
   summary: 'Start an evaluation run',
   description:
-    "202 with the new run in status `queued`; it executes asynchronously (poll the run and its results). The run evaluates the prompt's current draft, copied at this moment, unless `deploymentId` names one of the prompt's deployments. Without `evaluatorId` the prompt's single `active` evaluator is used: 400 when it has none or several. `datasetId` defaults to the evaluator's dataset and must belong to the prompt's project (400 otherwise). An archived evaluator is 409 CONFLICT. An evaluator, dataset or deployment that does not exist for this prompt is 404. A prompt version without a provider and model is 400. The dataset's columns are checked when the run starts: a column missing for a prompt variable (matched by column name) moves the run to `failed` with `error` set, before any model call.",
+    "202 with the new run in status `queued`; it executes asynchronously (poll the run and its results). The run evaluates the prompt's current draft, copied at this moment, unless `deploymentId` names one of the prompt's deployments. Without `evaluatorId` the prompt's single `active` evaluator is used: 400 when it has none or several. `datasetId` defaults to the evaluator's dataset and must belong to the prompt's project (400 otherwise). An archived evaluator is 409 CONFLICT, and so is a dataset with computed cells still `pending` (wait until `GET /datasets/{datasetId}/rows` shows none). An evaluator, dataset or deployment that does not exist for this prompt is 404. A prompt version without a provider and model is 400. The dataset's columns are checked when the run starts: a column missing for a prompt variable (matched by column name) moves the run to `failed` with `error` set, before any model call.",
   operationId: 'createEvaluation',
   request: {
     params: z.object({ promptId: PromptIdParamsSchema }),
@@ -9153,6 +9310,62 @@ export const patchDatasetsDatasetIdRowsRowIdRoute = createRoute({
             },
             createdAt: 1732190400000,
             updatedAt: 1732201200000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postDatasetsDatasetIdDynamicColumnsFetchRoute = createRoute({
+  method: 'post',
+  path: '/datasets/{datasetId}/dynamic-columns/fetch',
+  tags: ['Datasets'],
+  summary: 'Compute prompt and api columns',
+  description:
+    "Queues the computation of the chosen cells of `prompt` and `api` columns and answers 202 at once; workers compute them. A `prompt` cell runs the column's prompt draft with the row's cells as `{{variables}}` through the prompt's provider and holds the output text; an `api` cell sends the column's request with its `{{column}}` placeholders filled (URL-encoded in the URL) and holds the response body as text. A cell stays `pending` until done or failed; `GET /datasets/{datasetId}/rows` shows each cell's status, failure reason, latency and cost under `computed`. A column whose inputs are other computed columns queued by the same request waits for them in each row. Rules: a column id that is unknown or names a `static` column → 400; a row id not of the dataset → 400; more than 1,000 rows → 400; computed columns that read each other in a cycle (a prompt column whose prompt reads a column computed from it) → 400; an `api` URL on a loopback or private address → 400 unless the operator allows private addresses (`PHAROS_WEBHOOKS_ALLOW_PRIVATE`); a `prompt` column whose prompt was deleted → 404. Queuing a cell that is already `pending` restarts it.",
+  operationId: 'fetchDynamicColumns',
+  request: {
+    params: z.object({ datasetId: DatasetIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: FetchDynamicColumnsRequestSchema,
+          example: { columnIds: ['column_01JD8Q5B4C6D8E0F2G4H6J8K0Q'], runMode: 'failed' },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    202: {
+      description: 'The computation is queued.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: FetchDynamicColumnsResponseSchema,
+          example: {
+            datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+            runMode: 'failed',
+            columnRuns: [
+              {
+                columnId: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0Q',
+                runMode: 'failed',
+                totalRowsInDataset: 120,
+                queuedRowsCount: 4,
+              },
+            ],
           },
         },
       },
