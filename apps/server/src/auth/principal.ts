@@ -63,6 +63,7 @@ const ACCESS = {
   createDatasetRows: "write",
   updateDatasetRow: "write",
   deleteDatasetRow: "write",
+  fetchDynamicColumns: "write",
   createLogTrace: "ingest",
   updateLogTrace: "ingest",
   createLogSpan: "ingest",

@@ -2968,7 +2968,7 @@ export const ComputedCellSchema = z
   })
   .openapi({
     description:
-      "The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the last finished computation, `null` while none has finished.",
+      "The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the computation that settled the cell, `null` while it is `pending`.",
     required: ['status', 'reason', 'latency', 'cost', 'updatedAt'],
     examples: [
       { status: 'done', reason: null, latency: 412, cost: 0.000021, updatedAt: 1732190400000 },

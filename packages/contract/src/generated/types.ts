@@ -3324,7 +3324,7 @@ export type components = {
          */
         ComputedCellStatus: "pending" | "done" | "failed";
         /**
-         * @description The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the last finished computation, `null` while none has finished.
+         * @description The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the computation that settled the cell, `null` while it is `pending`.
          * @example {
          *       "status": "done",
          *       "reason": null,

@@ -4,6 +4,7 @@ import createDatasetRows from "./create-dataset-rows.ts";
 import deleteDataset from "./delete-dataset.ts";
 import deleteDatasetColumn from "./delete-dataset-column.ts";
 import deleteDatasetRow from "./delete-dataset-row.ts";
+import fetchDynamicColumns from "./fetch-dynamic-columns.ts";
 import getDataset from "./get-dataset.ts";
 import listDatasetRows from "./list-dataset-rows.ts";
 import listDatasets from "./list-datasets.ts";
@@ -25,4 +26,5 @@ export const datasetRoutes = [
   createDatasetRows,
   updateDatasetRow,
   deleteDatasetRow,
+  fetchDynamicColumns,
 ];
