@@ -54,7 +54,11 @@ export async function listDatasetRows(
   return { ...rows, items: await withComputedCells(ctx, rows.items, columnIds) };
 }
 
-/** The rows with the state of their computed cells (of the selected columns), for rows that have any. */
+/**
+ * The rows with the state of their computed cells (of the selected columns), for rows that have any. The page
+ * and the cells are two reads: a cell settled between them would show `done` beside the value it replaced, so
+ * rows with cells are read again after their cells (a value is written in the transaction that settles its cell).
+ */
 async function withComputedCells(ctx: ServiceContext, rows: DatasetRow[], columnIds: string[]): Promise<DatasetRow[]> {
   if (rows.length === 0 || columnIds.length === 0) return rows;
   const cells = await ctx.db
@@ -67,14 +71,21 @@ async function withComputedCells(ctx: ServiceContext, rows: DatasetRow[], column
     )
     .where("columnId", "in", columnIds)
     .execute();
+  if (cells.length === 0) return rows;
   const byRow = new Map<string, ComputedCells>();
   for (const { rowId, columnId, ...state } of cells) {
     const computed = byRow.get(rowId) ?? {};
     computed[columnId] = state;
     byRow.set(rowId, computed);
   }
+  const reread = await ctx.db
+    .selectFrom("datasetRows")
+    .selectAll()
+    .where("id", "in", [...byRow.keys()])
+    .execute();
+  const current = new Map(reread.map((row) => [row.id, toRow(row, columnIds)]));
   return rows.map((row) => {
     const computed = byRow.get(row.id);
-    return computed ? { ...row, computed } : row;
+    return computed ? { ...(current.get(row.id) ?? row), computed } : row;
   });
 }
