@@ -28,7 +28,9 @@ describe("openapi/ files", () => {
   it("names operationIds as camelCase verbs", () => {
     for (const { operationId } of operationsOf()) {
       // `export`: the OTLP endpoint keeps the name of the OTLP service's one RPC (TraceService.Export).
-      expect(operationId).toMatch(/^(list|get|create|update|delete|search|cancel|rotate|send|export|fetch)[A-Z][A-Za-z]+$/);
+      expect(operationId).toMatch(
+        /^(list|get|create|update|delete|search|cancel|rotate|send|export|fetch)[A-Z][A-Za-z]+$/,
+      );
     }
   });
 });
