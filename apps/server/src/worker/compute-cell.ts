@@ -9,6 +9,7 @@ import { costOf } from "../llm/call-cost.ts";
 import { callModel, ModelCallError } from "../llm/call-model.ts";
 import type { CallOptions } from "../llm/model-target.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
+import type { StoredApiSettings } from "../services/datasets/column.ts";
 import { fromJson } from "../services/json.ts";
 import type { StoredDraft } from "../services/prompts/prompt.ts";
 import { resolveModelTarget } from "../services/providers/resolve-target.ts";
@@ -53,7 +54,7 @@ export async function computeCell(deps: CellDeps, key: CellKey, signal: AbortSig
   const values = valuesByColumnName(fromJson<Record<string, unknown>>(row.values), columns);
   const outcome =
     column.type === "api"
-      ? await apiCell(deps, fromJson<schemas.ApiColumnSettings>(column.settings), values)
+      ? await apiCell(deps, fromJson<StoredApiSettings>(column.settings), values)
       : column.type === "prompt"
         ? await promptCell(deps, key, fromJson<schemas.PromptColumnSettings>(column.settings), values, signal)
         : failed("A static column is not computed.");
@@ -69,11 +70,18 @@ export async function computeCell(deps: CellDeps, key: CellKey, signal: AbortSig
 
 async function apiCell(
   deps: CellDeps,
-  settings: schemas.ApiColumnSettings,
+  settings: StoredApiSettings,
   values: Record<string, string | null>,
 ): Promise<CellOutcome> {
   const request = fillRequest(settings, values);
   if ("error" in request) return failed(request.error);
+  if (settings.sealedHeaders !== undefined) {
+    try {
+      Object.assign(request.headers, fromJson<Record<string, string>>(deps.secrets.open(settings.sealedHeaders)));
+    } catch {
+      return failed("The column's secret headers cannot be decrypted with this server's secret key.");
+    }
+  }
   const answer = await callApi(settings.method, request, deps.api);
   return "value" in answer
     ? { value: answer.value, error: null, latency: answer.latencyMs, cost: 0 }

@@ -432,7 +432,7 @@ export const ApiColumnHeadersSchema = z
       propertyNames: { minLength: 1, maxLength: 256 },
     })).openapi({
     description:
-      'Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given, so do not put secrets here that readers of the dataset must not see.',
+      'Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given: put credentials in `secretHeaders` instead.',
     examples: [{ Accept: 'application/json' }],
     ...{
       maxProperties: 50,
@@ -440,6 +440,22 @@ export const ApiColumnHeadersSchema = z
     },
   })
   .openapi('ApiColumnHeaders')
+
+export const ApiColumnSecretHeadersSchema = z
+  .record(z.string(), z.string().min(1).max(4096))
+  .refine(...recordWithin({
+      maxProperties: 20,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    })).openapi({
+    description:
+      "Request headers of an `api` column that carry credentials (name → value), at most 20. Their values are stored sealed with the server's secret key (as provider credentials are), sent with every call as written (no placeholders) and never returned: responses list their names in `secretHeaderNames`. A name may not also be one of `headers` (400 VALIDATION_ERROR).",
+    examples: [{ Authorization: 'Bearer crm-token-4f9a1c' }],
+    ...{
+      maxProperties: 20,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    },
+  })
+  .openapi('ApiColumnSecretHeaders')
 
 export const ApiColumnSettingsInputSchema = z
   .strictObject({
@@ -452,6 +468,7 @@ export const ApiColumnSettingsInputSchema = z
         description: 'Absolute http(s) URL to call; may contain `{{column_name}}` placeholders.',
       }),
     headers: ApiColumnHeadersSchema.exactOptional(),
+    secretHeaders: ApiColumnSecretHeadersSchema.exactOptional(),
     body: z
       .string()
       .max(100000)
@@ -462,7 +479,7 @@ export const ApiColumnSettingsInputSchema = z
   })
   .openapi({
     description:
-      'Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR.',
+      "Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR. Settings replace the column's settings as a whole: `secretHeaders` must be given again to keep them.",
     required: ['method', 'url'],
     examples: [
       {
@@ -568,6 +585,14 @@ export const ApiColumnSettingsSchema = z
     method: ApiColumnMethodSchema,
     url: z.string().min(1).max(2048).openapi({ description: 'Absolute http(s) URL to call.' }),
     headers: ApiColumnHeadersSchema,
+    secretHeaderNames: z
+      .array(z.string().min(1).max(256))
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description:
+          "Names of the column's `secretHeaders`, whose values are never returned; absent when it has none.",
+      }),
     body: z
       .string()
       .max(100000)
@@ -3232,6 +3257,8 @@ export type PromptDatasetColumnInput = z.infer<typeof PromptDatasetColumnInputSc
 export type ApiColumnMethod = z.infer<typeof ApiColumnMethodSchema>
 
 export type ApiColumnHeaders = z.infer<typeof ApiColumnHeadersSchema>
+
+export type ApiColumnSecretHeaders = z.infer<typeof ApiColumnSecretHeadersSchema>
 
 export type ApiColumnSettingsInput = z.infer<typeof ApiColumnSettingsInputSchema>
 

@@ -3561,7 +3561,7 @@ export type components = {
          */
         ApiColumnMethod: "GET" | "POST";
         /**
-         * @description Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given, so do not put secrets here that readers of the dataset must not see.
+         * @description Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given: put credentials in `secretHeaders` instead.
          * @example {
          *       "Accept": "application/json"
          *     }
@@ -3570,7 +3570,16 @@ export type components = {
             [key: string]: string;
         };
         /**
-         * @description Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR.
+         * @description Request headers of an `api` column that carry credentials (name → value), at most 20. Their values are stored sealed with the server's secret key (as provider credentials are), sent with every call as written (no placeholders) and never returned: responses list their names in `secretHeaderNames`. A name may not also be one of `headers` (400 VALIDATION_ERROR).
+         * @example {
+         *       "Authorization": "Bearer crm-token-4f9a1c"
+         *     }
+         */
+        ApiColumnSecretHeaders: {
+            [key: string]: string;
+        };
+        /**
+         * @description Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR. Settings replace the column's settings as a whole: `secretHeaders` must be given again to keep them.
          * @example {
          *       "method": "POST",
          *       "url": "https://crm.example.com/lookup",
@@ -3585,6 +3594,7 @@ export type components = {
             /** @description Absolute http(s) URL to call; may contain `{{column_name}}` placeholders. */
             url: string;
             headers?: components["schemas"]["ApiColumnHeaders"];
+            secretHeaders?: components["schemas"]["ApiColumnSecretHeaders"];
             /** @description Request body sent with `POST`; may contain `{{column_name}}` placeholders. */
             body?: string;
         };
@@ -3708,6 +3718,8 @@ export type components = {
             /** @description Absolute http(s) URL to call. */
             url: string;
             headers: components["schemas"]["ApiColumnHeaders"];
+            /** @description Names of the column's `secretHeaders`, whose values are never returned; absent when it has none. */
+            secretHeaderNames?: string[];
             /** @description Request body sent with `POST` (usually JSON text); always `null` for `GET`. */
             body: string | null;
         };

@@ -196,12 +196,14 @@ describeEachStore("computed dataset columns", (use) => {
         apiColumn("echo", `${apiUrl}/echo/{{n}} a&b`, { headers: { "X-Token": "t-{{n}}" } }),
         apiColumn("big", `${apiUrl}/big`),
         apiColumn("slow", `${apiUrl}/slow`),
+        apiColumn("signed", `${apiUrl}/echo/{{n}}`, { secretHeaders: { "X-Token": "s3cret-token" } }),
       ],
       1,
     );
     expect((await fetchCells(h, datasetId, {})).status).toBe(202);
     const [row] = await settledRows(h, datasetId);
     expect(row.values[ids.echo as string]).toBe("got 0 a&b t-0");
+    expect(row.values[ids.signed as string]).toBe("got 0 s3cret-token");
     expect(row.computed[ids.big as string]).toMatchObject({
       status: "failed",
       reason: "The response is larger than 100,000 bytes.",
@@ -274,6 +276,41 @@ describeEachStore("computed dataset columns", (use) => {
       await expectError(row, 400, "VALIDATION_ERROR");
       expect(row.body.error.details[0].field).toBe("datasetRowIds.0");
       expect(await rowsOf(h, datasetId)).toSatisfy((rows: any[]) => rows.every((r) => r.computed === undefined));
+    });
+
+    it("secret headers are sealed at rest and never returned; one also among `headers` is 400", async () => {
+      const h = use();
+      const { datasetId, ids } = await newDataset(
+        h,
+        [apiColumn("crm", `${apiUrl}/echo/{{n}}`, { secretHeaders: { Authorization: "Bearer crm-key-123" } })],
+        0,
+      );
+      const read = await ok(h, "GET", `/datasets/${datasetId}`);
+      expect(read.columns[1].settings).toEqual({
+        method: "GET",
+        url: `${apiUrl}/echo/{{n}}`,
+        headers: {},
+        secretHeaderNames: ["Authorization"],
+        body: null,
+      });
+      const stored = await h.store.db
+        .selectFrom("datasetColumns")
+        .select("settings")
+        .where("id", "=", ids.crm as string)
+        .executeTakeFirstOrThrow();
+      expect(stored.settings).not.toContain("crm-key-123");
+      const twice = await h.request("PATCH", `/datasets/${datasetId}/columns/${ids.crm}`, {
+        body: {
+          settings: {
+            method: "GET",
+            url: `${apiUrl}/x`,
+            headers: { authorization: "a" },
+            secretHeaders: { Authorization: "b" },
+          },
+        },
+      });
+      await expectError(twice, 400, "VALIDATION_ERROR");
+      expect(twice.body.error.details[0].field).toBe("settings.secretHeaders.Authorization");
     });
 
     it("a prompt column whose prompt reads a column computed from it is a cycle: 400", async () => {
