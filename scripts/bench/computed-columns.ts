@@ -127,7 +127,9 @@ export async function benchComputedColumns(options: Options): Promise<string[]> 
           fake.configure({ latencyMs: LATENCY_MS });
           fake.reset();
           options.log(`computed columns: ${store}, concurrency ${concurrency}: computing ${ROWS} cells`);
-          const measured = await timeCells(call, target);
+          const measured = await timeCells(call, target).catch((error) => {
+            throw new Error(`${(error as Error).message}; the server said:\n${server.output()}`);
+          });
           const ideal = (ROWS * LATENCY_MS) / concurrency;
           lines.push(
             [

@@ -32,16 +32,20 @@ export async function claimCells(context: CellClaimContext, limit: number): Prom
       .select(["cell.rowId", "cell.columnId", "cell.datasetId", "cell.workspaceId"])
       .where("cell.status", "=", "pending")
       .where((eb) => eb.or([eb("cell.leaseExpiresAt", "is", null), eb("cell.leaseExpiresAt", "<", now)]))
-      .where(({ not, exists, selectFrom }) =>
-        not(
-          exists(
-            selectFrom("datasetComputedCells as input")
-              .select("input.rowId")
-              .whereRef("input.rowId", "=", "cell.rowId")
-              .where("input.status", "=", "pending")
-              .whereRef("input.stage", "<", "cell.stage"),
+      .where((eb) =>
+        eb.or([
+          eb("cell.stage", "=", 0),
+          eb.not(
+            eb.exists(
+              eb
+                .selectFrom("datasetComputedCells as input")
+                .select("input.rowId")
+                .whereRef("input.rowId", "=", "cell.rowId")
+                .where("input.status", "=", "pending")
+                .whereRef("input.stage", "<", "cell.stage"),
+            ),
           ),
-        ),
+        ]),
       )
       .orderBy("cell.queuedAt")
       .orderBy("cell.rowId")

@@ -30,12 +30,20 @@ export const computedCells: (dialect: Dialect) => Migration = (dialect) => ({
     await db.schema
       .createIndex("datasetComputedCellsDue")
       .on("datasetComputedCells")
-      .columns(["status", "queuedAt"])
+      // In the claim's order, so that a claim reads the first due cells instead of sorting every pending one.
+      .columns(["status", "queuedAt", "rowId", "columnId"])
       .execute();
     await db.schema
       .createIndex("datasetComputedCellsByDataset")
       .on("datasetComputedCells")
       .columns(["datasetId", "status"])
+      .execute();
+    // A claim asks, per candidate, whether its row has a pending cell of a lower stage: without this index the
+    // planner may walk every pending cell for each candidate.
+    await db.schema
+      .createIndex("datasetComputedCellsByRow")
+      .on("datasetComputedCells")
+      .columns(["rowId", "status", "stage"])
       .execute();
     await db.schema
       .createIndex("datasetComputedCellsByColumn")
