@@ -3663,19 +3663,20 @@ export const FetchDynamicColumnsRequestSchema = z
       .array(EntityIdSchema)
       .min(1)
       .max(100)
-      .refine((items) => new Set(items).size === items.length)
       .exactOptional()
       .openapi({
         description:
-          'Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400).',
+          'Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400); a repeated id counts once.',
       }),
     datasetRowIds: z
       .array(EntityIdSchema)
       .min(1)
       .max(1000)
-      .refine((items) => new Set(items).size === items.length)
       .exactOptional()
-      .openapi({ description: 'Ids of rows of the dataset (an unknown id → 400), at most 1,000.' }),
+      .openapi({
+        description:
+          'Ids of rows of the dataset (an unknown id → 400), at most 1,000; a repeated id counts once.',
+      }),
     runMode: DynamicColumnsRunModeSchema.exactOptional(),
   })
   .openapi({

@@ -4002,9 +4002,9 @@ export type components = {
          *     }
          */
         FetchDynamicColumnsRequest: {
-            /** @description Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400). */
+            /** @description Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400); a repeated id counts once. */
             columnIds?: components["schemas"]["EntityId"][];
-            /** @description Ids of rows of the dataset (an unknown id → 400), at most 1,000. */
+            /** @description Ids of rows of the dataset (an unknown id → 400), at most 1,000; a repeated id counts once. */
             datasetRowIds?: components["schemas"]["EntityId"][];
             runMode?: components["schemas"]["DynamicColumnsRunMode"];
         };

@@ -263,7 +263,7 @@ describeEachStore("computed dataset columns", (use) => {
   describe("bad input", () => {
     it("unknown or static columns, and unknown rows, are 400 naming them", async () => {
       const h = use();
-      const { datasetId, ids } = await newDataset(h, [apiColumn("tier", `${apiUrl}/flaky/{{n}}`)]);
+      const { datasetId, ids, rowIds } = await newDataset(h, [apiColumn("tier", `${apiUrl}/flaky/{{n}}`)]);
       const unknown = await fetchCells(h, datasetId, { columnIds: [ids.tier, "column_01JD8Q5B4C6D8E0F2G4H6J8K0Z"] });
       await expectError(unknown, 400, "VALIDATION_ERROR");
       expect(unknown.body.error.details).toEqual([
@@ -276,6 +276,12 @@ describeEachStore("computed dataset columns", (use) => {
       await expectError(row, 400, "VALIDATION_ERROR");
       expect(row.body.error.details[0].field).toBe("datasetRowIds.0");
       expect(await rowsOf(h, datasetId)).toSatisfy((rows: any[]) => rows.every((r) => r.computed === undefined));
+      const repeated = await fetchCells(h, datasetId, {
+        columnIds: [ids.tier, ids.tier],
+        datasetRowIds: [rowIds[0], rowIds[0]],
+      });
+      expect(repeated.status).toBe(202);
+      expect(repeated.body.columnRuns).toEqual([expect.objectContaining({ columnId: ids.tier, queuedRowsCount: 1 })]);
     });
 
     it("secret headers are sealed at rest and never returned; one also among `headers` is 400", async () => {

@@ -191,7 +191,7 @@ async function chooseRows(
   if (datasetRowIds !== undefined) select = select.where("id", "in", datasetRowIds);
   if (runMode === "first") select = select.limit(1);
   const rows = (await select.execute()).map((row) => row.id);
-  if (datasetRowIds !== undefined && runMode !== "first" && rows.length < datasetRowIds.length) {
+  if (datasetRowIds !== undefined && runMode !== "first" && rows.length < new Set(datasetRowIds).size) {
     const found = new Set(rows);
     failIfInvalid(
       datasetRowIds.flatMap((id, index) =>
