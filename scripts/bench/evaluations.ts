@@ -28,9 +28,9 @@ interface Options {
 }
 
 // biome-ignore lint/suspicious/noExplicitAny: the script reads a few fields of JSON answers; the API is tested elsewhere.
-type Call = (method: string, path: string, body?: unknown) => Promise<any>;
+export type Call = (method: string, path: string, body?: unknown) => Promise<any>;
 
-function client(url: string, key: string): Call {
+export function client(url: string, key: string): Call {
   return async (method, path, body) => {
     const response = await fetch(`${url}/v2${path}`, {
       method,

@@ -1,7 +1,7 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor|online]` — the logs API
- * benchmark, the evaluation-run benchmark (evaluations.ts), continuous evaluation (online.ts), then the SDK
- * monitor's (monitor.ts). `--suite` runs one of them.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|computed|online|monitor]` — the logs
+ * API benchmark, the evaluation-run benchmark (evaluations.ts), the computed-column one (computed-columns.ts),
+ * continuous evaluation (online.ts), then the SDK monitor's (monitor.ts). `--suite` runs one of them.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -12,6 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benchComputedColumns } from "./computed-columns.ts";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
@@ -54,6 +55,15 @@ async function main() {
     const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-eval-"));
     try {
       const lines = await benchEvaluations({ stores, postgresUrl: POSTGRES_URL, logDir, log });
+      process.stdout.write(`${lines.join("\n")}\n`);
+    } finally {
+      rmSync(logDir, { recursive: true, force: true });
+    }
+  }
+  if (suites.includes("computed")) {
+    const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-cells-"));
+    try {
+      const lines = await benchComputedColumns({ stores, postgresUrl: POSTGRES_URL, logDir, log });
       process.stdout.write(`${lines.join("\n")}\n`);
     } finally {
       rmSync(logDir, { recursive: true, force: true });

@@ -158,6 +158,8 @@ async function main(): Promise<void> {
     newId: createIdGenerator(Date.now),
     ...config.evaluations,
     ingestionBusy: () => logWritesBusy(),
+    // Outbound calls of `api` dataset columns follow the webhook settings (private addresses, timeout).
+    api: config.webhooks,
   });
   const deliverer = new WebhookDeliverer({ store, secrets, logger, now: Date.now, ...config.webhooks });
   const app = await createApp({

@@ -610,6 +610,79 @@ describe("deleteDatasetRow", () => {
   itAnswersTheErrorMatrix({ access: "write", send, unchanged: snapshot(() => target.id) });
 });
 
+describe("fetchDynamicColumns", () => {
+  let target: Dataset;
+  beforeAll(async () => {
+    const { client } = use();
+    target = await newDataset(client, projectId, {
+      title: "Computed",
+      columns: [
+        { name: "question", type: "static" },
+        { name: "lookup", type: "api", settings: { method: "GET", url: "https://api.example.com/q/{{question}}" } },
+      ],
+    });
+    unwrap(
+      await client.POST("/datasets/{datasetId}/rows", {
+        params: { path: { datasetId: target.id } },
+        body: { rows: [{ values: { question: "a" } }, { values: { question: "b" } }] },
+      }),
+    );
+  });
+  const fetchCells = (datasetId: string, body: Record<string, unknown>) =>
+    use().client.POST("/datasets/{datasetId}/dynamic-columns/fetch", {
+      params: { path: { datasetId } },
+      body: body as never,
+    });
+  const send: Send = (client, extra, id = target.id) =>
+    client.POST("/datasets/{datasetId}/dynamic-columns/fetch", {
+      params: { path: { datasetId: id } },
+      body: { runMode: "first" },
+      ...extra,
+    });
+
+  it("202: queues the computed cells; row lists show their state", async () => {
+    const lookup = columnId(target, "lookup");
+    const queued = await fetchCells(target.id, { columnIds: [lookup], runMode: "all" });
+    expectStatus(queued, 202);
+    expect(queued.data).toEqual({
+      datasetId: target.id,
+      runMode: "all",
+      columnRuns: [{ columnId: lookup, runMode: "all", totalRowsInDataset: 2, queuedRowsCount: 2 }],
+    });
+    const listed = unwrap(
+      await use().client.GET("/datasets/{datasetId}/rows", { params: { path: { datasetId: target.id } } }),
+    );
+    for (const row of listed.rows) {
+      expect(["pending", "done", "failed"]).toContain(row.computed?.[lookup]?.status);
+      expect(row.computed?.[columnId(target, "question")]).toBeUndefined();
+    }
+  });
+
+  it("400 VALIDATION_ERROR for a static column, an unknown row, a cycle and more than 1,000 rows", async () => {
+    const { client } = use();
+    expectError(await fetchCells(target.id, { columnIds: [columnId(target, "question")] }), 400, "VALIDATION_ERROR");
+    expectError(await fetchCells(target.id, { datasetRowIds: [unknownId("row")] }), 400, "VALIDATION_ERROR");
+    const ids = Array.from({ length: 1001 }, (_, i) => `row_${String(i).padStart(26, "0")}`);
+    expectError(await fetchCells(target.id, { datasetRowIds: ids }), 400, "VALIDATION_ERROR");
+    const loop = await newDataset(client, projectId, {
+      title: "Loop",
+      columns: [
+        { name: "a", type: "api", settings: { method: "GET", url: "https://api.example.com/{{b}}" } },
+        { name: "b", type: "api", settings: { method: "GET", url: "https://api.example.com/{{a}}" } },
+      ],
+    });
+    expectError(await fetchCells(loop.id, {}), 400, "VALIDATION_ERROR");
+  });
+
+  itAnswersTheErrorMatrix({
+    access: "write",
+    send,
+    body: true,
+    unknown: "dataset",
+    unchanged: snapshot(() => target.id),
+  });
+});
+
 itProvokedEveryDocumentedStatus(use, [
   "listDatasets",
   "createDataset",
@@ -623,4 +696,5 @@ itProvokedEveryDocumentedStatus(use, [
   "createDatasetRows",
   "updateDatasetRow",
   "deleteDatasetRow",
+  "fetchDynamicColumns",
 ]);

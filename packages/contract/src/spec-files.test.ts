@@ -29,7 +29,7 @@ describe("openapi/ files", () => {
     for (const { operationId } of operationsOf()) {
       // `export`: the OTLP endpoint keeps the name of the OTLP service's one RPC (TraceService.Export).
       expect(operationId).toMatch(
-        /^(list|get|create|update|delete|search|cancel|rotate|send|export|compare)[A-Z][A-Za-z]+$/,
+        /^(list|get|create|update|delete|search|cancel|rotate|send|export|compare|fetch)[A-Z][A-Za-z]+$/,
       );
     }
   });

@@ -66,6 +66,7 @@ const ACCESS = {
   createDatasetRowsFromSpans: "write",
   updateDatasetRow: "write",
   deleteDatasetRow: "write",
+  fetchDynamicColumns: "write",
   createLogTrace: "ingest",
   updateLogTrace: "ingest",
   createLogSpan: "ingest",

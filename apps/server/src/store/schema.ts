@@ -97,6 +97,23 @@ export interface Database {
     /** The span the row was made from, if it was (createDatasetRowsFromSpans). */
     sourceSpanId?: string | null;
   };
+  /** The state of a `prompt` or `api` column's cell of a row, once queued (ADR 0020). */
+  datasetComputedCells: {
+    rowId: string;
+    columnId: string;
+    datasetId: string;
+    workspaceId: string;
+    status: "pending" | "done" | "failed";
+    /** Order within the row: a cell waits for pending cells of lower stages (the columns it reads). */
+    stage: number;
+    reason: string | null;
+    latency: number | null;
+    cost: number | null;
+    leaseOwner: string | null;
+    leaseExpiresAt: number | null;
+    queuedAt: number;
+    updatedAt: number;
+  };
   evaluators: {
     id: string;
     workspaceId: string;

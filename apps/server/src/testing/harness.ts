@@ -129,6 +129,7 @@ async function createHarness(
         newId: createIdGenerator(now),
         ...DEFAULT_EVALUATION_CONFIG,
         pollMs: 20,
+        api: { allowPrivateAddresses: webhooks.allowPrivateAddresses, timeoutMs: 2000 },
         ...options,
       });
       workers.push(worker);

@@ -6,13 +6,13 @@
  */
 import type { schemas } from "@pharos/contract";
 import type { Kysely } from "kysely";
+import { costOf } from "../llm/call-cost.ts";
 import { callModel, ModelCallError } from "../llm/call-model.ts";
 import { judge } from "../llm/judge.ts";
-import type { CallOptions, ModelTarget } from "../llm/model-target.ts";
+import type { CallOptions } from "../llm/model-target.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import { grade } from "../services/evaluators/grading/grade.ts";
 import { fromJson } from "../services/json.ts";
-import { priceOf } from "../services/models/price-table.ts";
 import { resolveModelTarget } from "../services/providers/resolve-target.ts";
 import type { Database } from "../store/schema.ts";
 import type { ClaimedItem } from "./claims.ts";
@@ -96,15 +96,6 @@ export async function evaluateItem(
     latency: call.latencyMs,
     tokenCount: (call.inputTokens ?? 0) + (call.outputTokens ?? 0),
   };
-}
-
-/** USD for the call from the price table; null when the model has no price or the provider reported no usage. */
-function costOf(target: ModelTarget, inputTokens: number | null, outputTokens: number | null): number | null {
-  const price = priceOf(target.provider, target.model);
-  if (!price || inputTokens === null || outputTokens === null) return null;
-  const usd = (inputTokens * price.inputPerMillion + outputTokens * price.outputPerMillion) / 1_000_000;
-  // Whole pico-dollars: no float noise such as 0.0000013499999999999998 in results and sums.
-  return Math.round(usd * 1e12) / 1e12;
 }
 
 /**

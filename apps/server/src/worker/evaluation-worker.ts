@@ -13,7 +13,9 @@ import type { Logger } from "pino";
 import type { IdGenerator } from "../ids.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { Store } from "../store/store.ts";
+import type { ApiCallSettings } from "./api-cell.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
+import { ComputedCellWorker } from "./computed-cell-worker.ts";
 import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
 import { type GradedSpan, recordSpanResults } from "./record-span-result.ts";
@@ -42,11 +44,16 @@ export interface WorkerOptions {
    * slows ingestion; the queue waits for a gap. Run rows are claimed as ever. Unset: never busy.
    */
   ingestionBusy?: () => boolean;
+  /** The calls of `api` dataset columns: private addresses allowed (as for webhooks), timeout. */
+  api?: ApiCallSettings;
 }
 
 const DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE = 60;
 /** Live spans a worker grades at once, judged ones included (those are bounded by the slots as well). */
 const SPANS_IN_FLIGHT = 50;
+
+/** `api` cells: no private addresses unless the operator allows them (PHAROS_WEBHOOKS_ALLOW_PRIVATE). */
+export const DEFAULT_API_CALL_SETTINGS: ApiCallSettings = { allowPrivateAddresses: false, timeoutMs: 10_000 };
 
 const DEFAULT_POLL_MS = 250;
 /** Plans of recently seen runs (they never change). */
@@ -89,10 +96,17 @@ export class EvaluationWorker {
   private stopping = false;
   /** The loop's wait between passes: a wake-up or a finished row ends it. */
   private readonly wakeup = new Wakeup();
+  /** Computes dataset cells in the same process, with its own slots (ADR 0020). */
+  readonly cells: ComputedCellWorker;
 
   constructor(private readonly options: WorkerOptions) {
     this.leaseMs = options.leaseMs;
     this.pollMs = options.pollMs ?? DEFAULT_POLL_MS;
+    this.cells = new ComputedCellWorker({
+      ...options,
+      pollMs: this.pollMs,
+      api: options.api ?? DEFAULT_API_CALL_SETTINGS,
+    });
     // Every model call of the rows in flight listens to the one abort signal.
     setMaxListeners(options.concurrency * 4 + 10, this.abort.signal);
     // The AI SDK reports what a provider ignored (an unsupported setting) on the console; keep it in our logs.
@@ -102,11 +116,13 @@ export class EvaluationWorker {
 
   start(): void {
     this.running ??= this.loop();
+    this.cells.start();
   }
 
   /** Work may be waiting: look now instead of at the next poll. */
   wake(): void {
     this.wakeup.wake();
+    this.cells.wake();
   }
 
   /**
@@ -114,6 +130,7 @@ export class EvaluationWorker {
    * and gives their rows back, so another worker takes them at once rather than after the lease.
    */
   async stop(graceMs = 10_000): Promise<void> {
+    const cellsStopped = this.cells.stop(graceMs);
     this.stopping = true;
     this.wake();
     // The loop ends after the transaction it may be in: from then on no row joins those in flight.
@@ -141,6 +158,7 @@ export class EvaluationWorker {
     } catch (error) {
       this.options.logger.error({ err: error }, "recording or giving back the rows in flight failed");
     }
+    await cellsStopped;
   }
 
   private async loop(): Promise<void> {

@@ -80,6 +80,8 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
       now: Date.now,
       newId: createIdGenerator(Date.now),
       ...config.evaluations,
+      // Outbound calls of `api` dataset columns follow the webhook settings (private addresses, timeout).
+      api: config.webhooks,
     });
   } catch (error) {
     await store.close().catch(() => {});

@@ -432,7 +432,7 @@ export const ApiColumnHeadersSchema = z
       propertyNames: { minLength: 1, maxLength: 256 },
     })).openapi({
     description:
-      'Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given, so do not put secrets here that readers of the dataset must not see.',
+      'Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given: put credentials in `secretHeaders` instead.',
     examples: [{ Accept: 'application/json' }],
     ...{
       maxProperties: 50,
@@ -440,6 +440,22 @@ export const ApiColumnHeadersSchema = z
     },
   })
   .openapi('ApiColumnHeaders')
+
+export const ApiColumnSecretHeadersSchema = z
+  .record(z.string(), z.string().min(1).max(4096))
+  .refine(...recordWithin({
+      maxProperties: 20,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    })).openapi({
+    description:
+      "Request headers of an `api` column that carry credentials (name → value), at most 20. Their values are stored sealed with the server's secret key (as provider credentials are), sent with every call as written (no placeholders) and never returned: responses list their names in `secretHeaderNames`. A name may not also be one of `headers` (400 VALIDATION_ERROR).",
+    examples: [{ Authorization: 'Bearer crm-token-4f9a1c' }],
+    ...{
+      maxProperties: 20,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    },
+  })
+  .openapi('ApiColumnSecretHeaders')
 
 export const ApiColumnSettingsInputSchema = z
   .strictObject({
@@ -452,6 +468,7 @@ export const ApiColumnSettingsInputSchema = z
         description: 'Absolute http(s) URL to call; may contain `{{column_name}}` placeholders.',
       }),
     headers: ApiColumnHeadersSchema.exactOptional(),
+    secretHeaders: ApiColumnSecretHeadersSchema.exactOptional(),
     body: z
       .string()
       .max(100000)
@@ -462,7 +479,7 @@ export const ApiColumnSettingsInputSchema = z
   })
   .openapi({
     description:
-      'Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR.',
+      "Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR. Settings replace the column's settings as a whole: `secretHeaders` must be given again to keep them.",
     required: ['method', 'url'],
     examples: [
       {
@@ -568,6 +585,14 @@ export const ApiColumnSettingsSchema = z
     method: ApiColumnMethodSchema,
     url: z.string().min(1).max(2048).openapi({ description: 'Absolute http(s) URL to call.' }),
     headers: ApiColumnHeadersSchema,
+    secretHeaderNames: z
+      .array(z.string().min(1).max(256))
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description:
+          "Names of the column's `secretHeaders`, whose values are never returned; absent when it has none.",
+      }),
     body: z
       .string()
       .max(100000)
@@ -3615,10 +3640,74 @@ export const DatasetRowValuesSchema = z
 
 export type DatasetRowValues = z.infer<typeof DatasetRowValuesSchema>
 
+export const ComputedCellStatusSchema = z
+  .enum(['pending', 'done', 'failed'])
+  .openapi({
+    description:
+      '`pending` queued or being computed; `done` the value was written into the row; `failed` the computation failed, the reason in `reason` (the cell keeps its previous value).',
+    examples: ['done'],
+  })
+  .openapi('ComputedCellStatus')
+
+export type ComputedCellStatus = z.infer<typeof ComputedCellStatusSchema>
+
+export const ComputedCellSchema = z
+  .strictObject({
+    status: ComputedCellStatusSchema,
+    reason: z
+      .string()
+      .max(2000)
+      .nullable()
+      .openapi({ description: 'Why the computation failed; `null` unless `status` is `failed`.' }),
+    latency: z.number().min(0).nullable(),
+    cost: z.number().min(0).nullable(),
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the computation that settled the cell, `null` while it is `pending`.",
+    required: ['status', 'reason', 'latency', 'cost', 'updatedAt'],
+    examples: [
+      { status: 'done', reason: null, latency: 412, cost: 0.000021, updatedAt: 1732190400000 },
+    ],
+  })
+  .openapi('ComputedCell')
+
+export type ComputedCell = z.infer<typeof ComputedCellSchema>
+
+export const ComputedCellsSchema = z
+  .record(z.string(), ComputedCellSchema)
+  .refine(...recordWithin({
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 80 },
+    })).openapi({
+    description:
+      "States of the row's computed cells, keyed by column id: only cells that were ever queued with `POST /datasets/{datasetId}/dynamic-columns/fetch` appear.",
+    examples: [
+      {
+        column_01JD8Q5B4C6D8E0F2G4H6J8K0Q: {
+          status: 'failed',
+          reason: 'The endpoint answered 503.',
+          latency: 87,
+          cost: 0,
+          updatedAt: 1732190400000,
+        },
+      },
+    ],
+    ...{
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 80 },
+    },
+  })
+  .openapi('ComputedCells')
+
+export type ComputedCells = z.infer<typeof ComputedCellsSchema>
+
 export const DatasetRowSchema = z
   .strictObject({
     id: EntityIdSchema,
     values: DatasetRowValuesSchema,
+    computed: ComputedCellsSchema.exactOptional(),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
     sourceSpanId: EntityIdSchema.exactOptional().openapi({
@@ -3628,7 +3717,7 @@ export const DatasetRowSchema = z
   })
   .openapi({
     description:
-      'One row of a dataset. `values` is keyed by column id and holds every column of the dataset (or the columns selected with `columns`), `null` for an empty cell.',
+      'One row of a dataset. `values` is keyed by column id and holds every column of the dataset (or the columns selected with `columns`), `null` for an empty cell. Row lists add `computed`, the state of each computed cell of the row (see `POST /datasets/{datasetId}/dynamic-columns/fetch`), when the row has any.',
     required: ['id', 'values', 'createdAt', 'updatedAt'],
     examples: [
       {
@@ -4070,6 +4159,8 @@ export type PromptDatasetColumnInput = z.infer<typeof PromptDatasetColumnInputSc
 export type ApiColumnMethod = z.infer<typeof ApiColumnMethodSchema>
 
 export type ApiColumnHeaders = z.infer<typeof ApiColumnHeadersSchema>
+
+export type ApiColumnSecretHeaders = z.infer<typeof ApiColumnSecretHeadersSchema>
 
 export type ApiColumnSettingsInput = z.infer<typeof ApiColumnSettingsInputSchema>
 
@@ -4647,6 +4738,100 @@ export const UpdateDatasetRowRequestSchema = z
   .openapi('UpdateDatasetRowRequest')
 
 export type UpdateDatasetRowRequest = z.infer<typeof UpdateDatasetRowRequestSchema>
+
+export const DynamicColumnsRunModeSchema = z
+  .enum(['all', 'failed', 'first'])
+  .openapi({
+    description:
+      'Which cells of the chosen columns and rows are computed: `all` every one; `failed` only those whose last computation failed; `first` only the first chosen row (oldest first), to try a column before running it on the whole dataset.',
+    examples: ['all'],
+  })
+  .openapi('DynamicColumnsRunMode')
+
+export type DynamicColumnsRunMode = z.infer<typeof DynamicColumnsRunModeSchema>
+
+export const FetchDynamicColumnsRequestSchema = z
+  .strictObject({
+    columnIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(100)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400); a repeated id counts once.',
+      }),
+    datasetRowIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(1000)
+      .exactOptional()
+      .openapi({
+        description:
+          'Ids of rows of the dataset (an unknown id → 400), at most 1,000; a repeated id counts once.',
+      }),
+    runMode: DynamicColumnsRunModeSchema.exactOptional(),
+  })
+  .openapi({
+    description:
+      'Which computed cells to queue. `columnIds` defaults to every `prompt` and `api` column of the dataset, `datasetRowIds` to every row, `runMode` to `all`. At most 1,000 rows are queued by one request (400 VALIDATION_ERROR beyond that: name the rows with `datasetRowIds`, in parts).',
+    examples: [{ columnIds: ['column_01JD8Q5B4C6D8E0F2G4H6J8K0Q'], runMode: 'all' }],
+  })
+  .openapi('FetchDynamicColumnsRequest')
+
+export type FetchDynamicColumnsRequest = z.infer<typeof FetchDynamicColumnsRequestSchema>
+
+export const DynamicColumnRunSchema = z
+  .strictObject({
+    columnId: EntityIdSchema,
+    runMode: DynamicColumnsRunModeSchema,
+    totalRowsInDataset: z.int().min(0).max(9007199254740991),
+    queuedRowsCount: z.int().min(0).max(1000),
+  })
+  .openapi({
+    description:
+      'What the request queued for one column: `queuedRowsCount` of its cells are now `pending` (row reads show them under `computed`); the others were left as they were.',
+    required: ['columnId', 'runMode', 'totalRowsInDataset', 'queuedRowsCount'],
+    examples: [
+      {
+        columnId: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0Q',
+        runMode: 'all',
+        totalRowsInDataset: 3,
+        queuedRowsCount: 3,
+      },
+    ],
+  })
+  .openapi('DynamicColumnRun')
+
+export type DynamicColumnRun = z.infer<typeof DynamicColumnRunSchema>
+
+export const FetchDynamicColumnsResponseSchema = z
+  .strictObject({
+    datasetId: EntityIdSchema,
+    runMode: DynamicColumnsRunModeSchema,
+    columnRuns: z.array(DynamicColumnRunSchema).max(100),
+  })
+  .openapi({
+    description: 'The computation queued, one entry per column in dataset order.',
+    required: ['datasetId', 'runMode', 'columnRuns'],
+    examples: [
+      {
+        datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+        runMode: 'all',
+        columnRuns: [
+          {
+            columnId: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0Q',
+            runMode: 'all',
+            totalRowsInDataset: 3,
+            queuedRowsCount: 3,
+          },
+        ],
+      },
+    ],
+  })
+  .openapi('FetchDynamicColumnsResponse')
+
+export type FetchDynamicColumnsResponse = z.infer<typeof FetchDynamicColumnsResponseSchema>
 
 export const TraceStatusInputSchema = z
   .enum(['success', 'failure', 'pending', 'unknown'])
@@ -9220,7 +9405,7 @@ export const postPromptsPromptIdEvaluationsRoute = createRoute({
   tags: ['Evaluations'],
   summary: 'Start an evaluation run',
   description:
-    "202 with the new run in status `queued`; it executes asynchronously (poll the run and its results). The run evaluates the prompt's current draft, copied at this moment, unless `deploymentId` names one of the prompt's deployments. Without `evaluatorId` the prompt's single `active` evaluator is used: 400 when it has none or several. `datasetId` defaults to the evaluator's dataset and must belong to the prompt's project (400 otherwise). An archived evaluator is 409 CONFLICT. An evaluator, dataset or deployment that does not exist for this prompt is 404. A prompt version without a provider and model is 400. The dataset's columns are checked when the run starts: a column missing for a prompt variable (matched by column name) moves the run to `failed` with `error` set, before any model call.",
+    "202 with the new run in status `queued`; it executes asynchronously (poll the run and its results). The run evaluates the prompt's current draft, copied at this moment, unless `deploymentId` names one of the prompt's deployments. Without `evaluatorId` the prompt's single `active` evaluator is used: 400 when it has none or several. `datasetId` defaults to the evaluator's dataset and must belong to the prompt's project (400 otherwise). An archived evaluator is 409 CONFLICT, and so is a dataset with computed cells still `pending` (wait until `GET /datasets/{datasetId}/rows` shows none). An evaluator, dataset or deployment that does not exist for this prompt is 404. A prompt version without a provider and model is 400. The dataset's columns are checked when the run starts: a column missing for a prompt variable (matched by column name) moves the run to `failed` with `error` set, before any model call.",
   operationId: 'createEvaluation',
   request: {
     params: z.object({ promptId: PromptIdParamsSchema }),
@@ -10420,6 +10605,62 @@ export const patchDatasetsDatasetIdRowsRowIdRoute = createRoute({
             },
             createdAt: 1732190400000,
             updatedAt: 1732201200000,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postDatasetsDatasetIdDynamicColumnsFetchRoute = createRoute({
+  method: 'post',
+  path: '/datasets/{datasetId}/dynamic-columns/fetch',
+  tags: ['Datasets'],
+  summary: 'Compute prompt and api columns',
+  description:
+    "Queues the computation of the chosen cells of `prompt` and `api` columns and answers 202 at once; workers compute them. A `prompt` cell runs the column's prompt draft with the row's cells as `{{variables}}` through the prompt's provider and holds the output text; an `api` cell sends the column's request with its `{{column}}` placeholders filled (URL-encoded in the URL) and holds the response body as text. A cell stays `pending` until done or failed; `GET /datasets/{datasetId}/rows` shows each cell's status, failure reason, latency and cost under `computed`. A column whose inputs are other computed columns queued by the same request waits for them in each row. Rules: a column id that is unknown or names a `static` column → 400; a row id not of the dataset → 400; more than 1,000 rows → 400; computed columns that read each other in a cycle (a prompt column whose prompt reads a column computed from it) → 400; an `api` URL on a loopback or private address → 400 unless the operator allows private addresses (`PHAROS_WEBHOOKS_ALLOW_PRIVATE`); a `prompt` column whose prompt was deleted → 404. Queuing a cell that is already `pending` restarts it.",
+  operationId: 'fetchDynamicColumns',
+  request: {
+    params: z.object({ datasetId: DatasetIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: FetchDynamicColumnsRequestSchema,
+          example: { columnIds: ['column_01JD8Q5B4C6D8E0F2G4H6J8K0Q'], runMode: 'failed' },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    202: {
+      description: 'The computation is queued.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: FetchDynamicColumnsResponseSchema,
+          example: {
+            datasetId: 'dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K',
+            runMode: 'failed',
+            columnRuns: [
+              {
+                columnId: 'column_01JD8Q5B4C6D8E0F2G4H6J8K0Q',
+                runMode: 'failed',
+                totalRowsInDataset: 120,
+                queuedRowsCount: 4,
+              },
+            ],
           },
         },
       },

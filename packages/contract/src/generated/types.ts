@@ -525,7 +525,7 @@ export type paths = {
         put?: never;
         /**
          * Start an evaluation run
-         * @description 202 with the new run in status `queued`; it executes asynchronously (poll the run and its results). The run evaluates the prompt's current draft, copied at this moment, unless `deploymentId` names one of the prompt's deployments. Without `evaluatorId` the prompt's single `active` evaluator is used: 400 when it has none or several. `datasetId` defaults to the evaluator's dataset and must belong to the prompt's project (400 otherwise). An archived evaluator is 409 CONFLICT. An evaluator, dataset or deployment that does not exist for this prompt is 404. A prompt version without a provider and model is 400. The dataset's columns are checked when the run starts: a column missing for a prompt variable (matched by column name) moves the run to `failed` with `error` set, before any model call.
+         * @description 202 with the new run in status `queued`; it executes asynchronously (poll the run and its results). The run evaluates the prompt's current draft, copied at this moment, unless `deploymentId` names one of the prompt's deployments. Without `evaluatorId` the prompt's single `active` evaluator is used: 400 when it has none or several. `datasetId` defaults to the evaluator's dataset and must belong to the prompt's project (400 otherwise). An archived evaluator is 409 CONFLICT, and so is a dataset with computed cells still `pending` (wait until `GET /datasets/{datasetId}/rows` shows none). An evaluator, dataset or deployment that does not exist for this prompt is 404. A prompt version without a provider and model is 400. The dataset's columns are checked when the run starts: a column missing for a prompt variable (matched by column name) moves the run to `failed` with `error` set, before any model call.
          */
         post: operations["createEvaluation"];
         delete?: never;
@@ -866,6 +866,32 @@ export type paths = {
          * @description Merges `values` into the row and returns 200 with the whole row (cells keyed by column id). Each key given replaces that cell, a `null` clears it, other cells keep their value. Keys are column names by default, or column ids with `valuesBy=columnId`. Rules: `values` empty → 400 VALIDATION_ERROR; a key that names no column of the dataset → 400 VALIDATION_ERROR whose detail names the key; a row of another dataset → 404.
          */
         patch: operations["updateDatasetRow"];
+        trace?: never;
+    };
+    "/datasets/{datasetId}/dynamic-columns/fetch": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the dataset.
+                 * @example dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K
+                 */
+                datasetId: components["parameters"]["DatasetId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Compute prompt and api columns
+         * @description Queues the computation of the chosen cells of `prompt` and `api` columns and answers 202 at once; workers compute them. A `prompt` cell runs the column's prompt draft with the row's cells as `{{variables}}` through the prompt's provider and holds the output text; an `api` cell sends the column's request with its `{{column}}` placeholders filled (URL-encoded in the URL) and holds the response body as text. A cell stays `pending` until done or failed; `GET /datasets/{datasetId}/rows` shows each cell's status, failure reason, latency and cost under `computed`. A column whose inputs are other computed columns queued by the same request waits for them in each row. Rules: a column id that is unknown or names a `static` column → 400; a row id not of the dataset → 400; more than 1,000 rows → 400; computed columns that read each other in a cycle (a prompt column whose prompt reads a column computed from it) → 400; an `api` URL on a loopback or private address → 400 unless the operator allows private addresses (`PHAROS_WEBHOOKS_ALLOW_PRIVATE`); a `prompt` column whose prompt was deleted → 404. Queuing a cell that is already `pending` restarts it.
+         */
+        post: operations["fetchDynamicColumns"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/logs/trace": {
@@ -4020,7 +4046,46 @@ export type components = {
             [key: string]: components["schemas"]["DatasetCellValue"];
         };
         /**
-         * @description One row of a dataset. `values` is keyed by column id and holds every column of the dataset (or the columns selected with `columns`), `null` for an empty cell.
+         * @description `pending` queued or being computed; `done` the value was written into the row; `failed` the computation failed, the reason in `reason` (the cell keeps its previous value).
+         * @example done
+         * @enum {string}
+         */
+        ComputedCellStatus: "pending" | "done" | "failed";
+        /**
+         * @description The state of one computed cell (a `prompt` or `api` column's cell). `latency` (ms) and `cost` (USD, from the price table; 0 for `api` cells and unpriced models) are those of the computation that settled the cell, `null` while it is `pending`.
+         * @example {
+         *       "status": "done",
+         *       "reason": null,
+         *       "latency": 412,
+         *       "cost": 0.000021,
+         *       "updatedAt": 1732190400000
+         *     }
+         */
+        ComputedCell: {
+            status: components["schemas"]["ComputedCellStatus"];
+            /** @description Why the computation failed; `null` unless `status` is `failed`. */
+            reason: string | null;
+            latency: number | null;
+            cost: number | null;
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description States of the row's computed cells, keyed by column id: only cells that were ever queued with `POST /datasets/{datasetId}/dynamic-columns/fetch` appear.
+         * @example {
+         *       "column_01JD8Q5B4C6D8E0F2G4H6J8K0Q": {
+         *         "status": "failed",
+         *         "reason": "The endpoint answered 503.",
+         *         "latency": 87,
+         *         "cost": 0,
+         *         "updatedAt": 1732190400000
+         *       }
+         *     }
+         */
+        ComputedCells: {
+            [key: string]: components["schemas"]["ComputedCell"];
+        };
+        /**
+         * @description One row of a dataset. `values` is keyed by column id and holds every column of the dataset (or the columns selected with `columns`), `null` for an empty cell. Row lists add `computed`, the state of each computed cell of the row (see `POST /datasets/{datasetId}/dynamic-columns/fetch`), when the row has any.
          * @example {
          *       "id": "row_01JD8Q5C5D7E9F1G3H5J7K9M1N",
          *       "values": {
@@ -4035,6 +4100,7 @@ export type components = {
         DatasetRow: {
             id: components["schemas"]["EntityId"];
             values: components["schemas"]["DatasetRowValues"];
+            computed?: components["schemas"]["ComputedCells"];
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
             /** @description The logged span the row was made from (`createDatasetRowsFromSpans`); present only on such rows. The span may have been deleted since. */
@@ -4432,7 +4498,7 @@ export type components = {
          */
         ApiColumnMethod: "GET" | "POST";
         /**
-         * @description Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given, so do not put secrets here that readers of the dataset must not see.
+         * @description Extra request headers of an `api` column (name → value), at most 50. They are stored and returned as given: put credentials in `secretHeaders` instead.
          * @example {
          *       "Accept": "application/json"
          *     }
@@ -4441,7 +4507,16 @@ export type components = {
             [key: string]: string;
         };
         /**
-         * @description Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR.
+         * @description Request headers of an `api` column that carry credentials (name → value), at most 20. Their values are stored sealed with the server's secret key (as provider credentials are), sent with every call as written (no placeholders) and never returned: responses list their names in `secretHeaderNames`. A name may not also be one of `headers` (400 VALIDATION_ERROR).
+         * @example {
+         *       "Authorization": "Bearer crm-token-4f9a1c"
+         *     }
+         */
+        ApiColumnSecretHeaders: {
+            [key: string]: string;
+        };
+        /**
+         * @description Settings of a new or updated `api` column. `method` and `url` are required (400 VALIDATION_ERROR otherwise); `headers` defaults to `{}` and `body` to none. A `body` with method `GET` is rejected with 400 VALIDATION_ERROR. Settings replace the column's settings as a whole: `secretHeaders` must be given again to keep them.
          * @example {
          *       "method": "POST",
          *       "url": "https://crm.example.com/lookup",
@@ -4456,6 +4531,7 @@ export type components = {
             /** @description Absolute http(s) URL to call; may contain `{{column_name}}` placeholders. */
             url: string;
             headers?: components["schemas"]["ApiColumnHeaders"];
+            secretHeaders?: components["schemas"]["ApiColumnSecretHeaders"];
             /** @description Request body sent with `POST`; may contain `{{column_name}}` placeholders. */
             body?: string;
         };
@@ -4579,6 +4655,8 @@ export type components = {
             /** @description Absolute http(s) URL to call. */
             url: string;
             headers: components["schemas"]["ApiColumnHeaders"];
+            /** @description Names of the column's `secretHeaders`, whose values are never returned; absent when it has none. */
+            secretHeaderNames?: string[];
             /** @description Request body sent with `POST` (usually JSON text); always `null` for `GET`. */
             body: string | null;
         };
@@ -4949,6 +5027,63 @@ export type components = {
          */
         UpdateDatasetRowRequest: {
             values: components["schemas"]["DatasetRowValues"];
+        };
+        /**
+         * @description Which cells of the chosen columns and rows are computed: `all` every one; `failed` only those whose last computation failed; `first` only the first chosen row (oldest first), to try a column before running it on the whole dataset.
+         * @example all
+         * @enum {string}
+         */
+        DynamicColumnsRunMode: "all" | "failed" | "first";
+        /**
+         * @description Which computed cells to queue. `columnIds` defaults to every `prompt` and `api` column of the dataset, `datasetRowIds` to every row, `runMode` to `all`. At most 1,000 rows are queued by one request (400 VALIDATION_ERROR beyond that: name the rows with `datasetRowIds`, in parts).
+         * @example {
+         *       "columnIds": [
+         *         "column_01JD8Q5B4C6D8E0F2G4H6J8K0Q"
+         *       ],
+         *       "runMode": "all"
+         *     }
+         */
+        FetchDynamicColumnsRequest: {
+            /** @description Ids of `prompt` or `api` columns of the dataset (a `static` column or an unknown id → 400); a repeated id counts once. */
+            columnIds?: components["schemas"]["EntityId"][];
+            /** @description Ids of rows of the dataset (an unknown id → 400), at most 1,000; a repeated id counts once. */
+            datasetRowIds?: components["schemas"]["EntityId"][];
+            runMode?: components["schemas"]["DynamicColumnsRunMode"];
+        };
+        /**
+         * @description What the request queued for one column: `queuedRowsCount` of its cells are now `pending` (row reads show them under `computed`); the others were left as they were.
+         * @example {
+         *       "columnId": "column_01JD8Q5B4C6D8E0F2G4H6J8K0Q",
+         *       "runMode": "all",
+         *       "totalRowsInDataset": 3,
+         *       "queuedRowsCount": 3
+         *     }
+         */
+        DynamicColumnRun: {
+            columnId: components["schemas"]["EntityId"];
+            runMode: components["schemas"]["DynamicColumnsRunMode"];
+            totalRowsInDataset: number;
+            queuedRowsCount: number;
+        };
+        /**
+         * @description The computation queued, one entry per column in dataset order.
+         * @example {
+         *       "datasetId": "dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K",
+         *       "runMode": "all",
+         *       "columnRuns": [
+         *         {
+         *           "columnId": "column_01JD8Q5B4C6D8E0F2G4H6J8K0Q",
+         *           "runMode": "all",
+         *           "totalRowsInDataset": 3,
+         *           "queuedRowsCount": 3
+         *         }
+         *       ]
+         *     }
+         */
+        FetchDynamicColumnsResponse: {
+            datasetId: components["schemas"]["EntityId"];
+            runMode: components["schemas"]["DynamicColumnsRunMode"];
+            columnRuns: components["schemas"]["DynamicColumnRun"][];
         };
         /**
          * @description Status a client may give a trace when creating or updating it. `pending` marks a trace that is still running; PATCH /logs/trace later moves it to its final status. Any status may be replaced by any other.
@@ -10472,6 +10607,68 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["DatasetRow"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    fetchDynamicColumns: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the dataset.
+                 * @example dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K
+                 */
+                datasetId: components["parameters"]["DatasetId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "columnIds": [
+                 *         "column_01JD8Q5B4C6D8E0F2G4H6J8K0Q"
+                 *       ],
+                 *       "runMode": "failed"
+                 *     }
+                 */
+                "application/json": components["schemas"]["FetchDynamicColumnsRequest"];
+            };
+        };
+        responses: {
+            /** @description The computation is queued. */
+            202: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "datasetId": "dataset_01JD8Q5A3B5C7D9E1F3G5H7J9K",
+                     *       "runMode": "failed",
+                     *       "columnRuns": [
+                     *         {
+                     *           "columnId": "column_01JD8Q5B4C6D8E0F2G4H6J8K0Q",
+                     *           "runMode": "failed",
+                     *           "totalRowsInDataset": 120,
+                     *           "queuedRowsCount": 4
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["FetchDynamicColumnsResponse"];
                 };
             };
             400: components["responses"]["BadRequest"];

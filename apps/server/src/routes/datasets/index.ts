@@ -5,6 +5,7 @@ import createDatasetRowsFromSpans from "./create-dataset-rows-from-spans.ts";
 import deleteDataset from "./delete-dataset.ts";
 import deleteDatasetColumn from "./delete-dataset-column.ts";
 import deleteDatasetRow from "./delete-dataset-row.ts";
+import fetchDynamicColumns from "./fetch-dynamic-columns.ts";
 import getDataset from "./get-dataset.ts";
 import listDatasetRows from "./list-dataset-rows.ts";
 import listDatasets from "./list-datasets.ts";
@@ -27,4 +28,5 @@ export const datasetRoutes = [
   createDatasetRowsFromSpans,
   updateDatasetRow,
   deleteDatasetRow,
+  fetchDynamicColumns,
 ];

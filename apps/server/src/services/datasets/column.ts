@@ -2,6 +2,7 @@
 import type { schemas } from "@pharos/contract";
 import type { Selectable } from "kysely";
 import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
+import type { SecretBox } from "../../secrets/secret-box.ts";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
@@ -12,7 +13,9 @@ export type DatasetColumn = schemas.DatasetColumn;
 export type ColumnRow = Selectable<Database["datasetColumns"]>;
 export type ColumnType = Database["datasetColumns"]["type"];
 type ColumnSettingsInput = NonNullable<schemas.UpdateDatasetColumnRequest["settings"]>;
-type StoredSettings = schemas.StaticColumnSettings | schemas.PromptColumnSettings | schemas.ApiColumnSettings;
+/** An api column's settings as stored: the returned ones plus the secret headers' values, sealed (JSON of a map). */
+export type StoredApiSettings = schemas.ApiColumnSettings & { sealedHeaders?: string };
+type StoredSettings = schemas.StaticColumnSettings | schemas.PromptColumnSettings | StoredApiSettings;
 
 /** A dataset holds at most this many columns. */
 export const MAX_COLUMNS = 100;
@@ -25,8 +28,11 @@ export function toColumn(row: ColumnRow): DatasetColumn {
       return { ...base, type: "static", settings: {}, ...times };
     case "prompt":
       return { ...base, type: "prompt", settings: fromJson<schemas.PromptColumnSettings>(row.settings), ...times };
-    case "api":
-      return { ...base, type: "api", settings: fromJson<schemas.ApiColumnSettings>(row.settings), ...times };
+    case "api": {
+      // The sealed values of the secret headers stay in storage: only their names are returned.
+      const { sealedHeaders, ...settings } = fromJson<StoredApiSettings>(row.settings);
+      return { ...base, type: "api", settings, ...times };
+    }
   }
 }
 
@@ -73,20 +79,36 @@ export function settingsProblems(settings: ColumnSettingsInput | undefined, fiel
   if (settings.method === "GET" && settings.body !== undefined) {
     problems.push({ field: `${field}.body`, issue: "a GET request has no body; use method POST to send one" });
   }
+  const plain = new Set(Object.keys(settings.headers ?? {}).map((name) => name.toLowerCase()));
+  for (const name of Object.keys(settings.secretHeaders ?? {})) {
+    if (plain.has(name.toLowerCase())) {
+      problems.push({ field: `${field}.secretHeaders.${name}`, issue: "is also one of `headers`; name it once" });
+    }
+  }
   return problems;
 }
 
-/** The settings as stored and returned: every field of the type present (`headers` `{}`, `body` `null`). */
-export function normalizeSettings(type: ColumnType, settings: ColumnSettingsInput | undefined): StoredSettings {
+/**
+ * The settings as stored: every returned field of the type present (`headers` `{}`, `body` `null`), and an api
+ * column's secret headers sealed with `secrets`, their names beside them.
+ */
+function normalizeSettings(
+  type: ColumnType,
+  settings: ColumnSettingsInput | undefined,
+  secrets: SecretBox,
+): StoredSettings {
   if (type === "prompt" && settings && "promptId" in settings) return { promptId: settings.promptId };
   if (type === "api" && settings && "method" in settings) {
-    return { method: settings.method, url: settings.url, headers: settings.headers ?? {}, body: settings.body ?? null };
+    const { method, url, headers = {}, body = null, secretHeaders = {} } = settings;
+    const names = Object.keys(secretHeaders);
+    if (names.length === 0) return { method, url, headers, body };
+    return { method, url, headers, secretHeaderNames: names, body, sealedHeaders: secrets.seal(toJson(secretHeaders)) };
   }
   return {};
 }
 
-export const storeSettings = (type: ColumnType, settings: ColumnSettingsInput | undefined) =>
-  toJson(normalizeSettings(type, settings));
+export const storeSettings = (type: ColumnType, settings: ColumnSettingsInput | undefined, secrets: SecretBox) =>
+  toJson(normalizeSettings(type, settings, secrets));
 
 /**
  * New columns, checked and ready to insert after `existing`: names unique within the request (400) and not
@@ -136,7 +158,7 @@ export async function prepareColumns(
     datasetId: options.datasetId,
     name: input.name,
     type: input.type,
-    settings: storeSettings(input.type, input.settings),
+    settings: storeSettings(input.type, input.settings, ctx.secrets),
     position: ++position,
     createdAt: now,
     updatedAt: now,

@@ -46,7 +46,7 @@ export function updateDatasetColumn(
     const now = tx.now();
     const changes = {
       ...(name !== undefined && { name }),
-      ...(settings !== undefined && { settings: storeSettings(column.type, settings) }),
+      ...(settings !== undefined && { settings: storeSettings(column.type, settings, tx.secrets) }),
       updatedAt: now,
     };
     try {

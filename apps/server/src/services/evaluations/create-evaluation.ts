@@ -33,6 +33,7 @@ async function insertRun(ctx: ServiceContext, promptId: string, body: BodyOf<"cr
   }
   // Locked like every write to the dataset, so the columns and rows copied below are one consistent state.
   const dataset = await requireDatasetOfProject(ctx, datasetId ?? evaluator.datasetId, prompt.projectId);
+  await refusePendingCells(ctx, dataset.id);
   const version =
     deploymentId === undefined ? draftVersion(prompt.draft) : await deploymentVersion(ctx, prompt.id, deploymentId);
   const columns = await loadColumns(ctx, dataset.id);
@@ -68,6 +69,25 @@ async function insertRun(ctx: ServiceContext, promptId: string, body: BodyOf<"cr
   const totalRows = await copyRows(ctx, row.id, dataset.id);
   if (totalRows > 0) await ctx.db.updateTable("evaluationRuns").set({ totalRows }).where("id", "=", row.id).execute();
   return toEvaluationRun({ ...row, totalRows });
+}
+
+/**
+ * A run copies the rows as they are: with computed cells still pending it would evaluate values about to
+ * change, so it is refused until they settle (ADR 0020). The dataset is locked, so no cell is queued meanwhile.
+ */
+async function refusePendingCells(ctx: ServiceContext, datasetId: string): Promise<void> {
+  const pending = await ctx.db
+    .selectFrom("datasetComputedCells")
+    .select((eb) => eb.fn.countAll<number | string>().as("count"))
+    .where("datasetId", "=", datasetId)
+    .where("status", "=", "pending")
+    .executeTakeFirstOrThrow();
+  const count = Number(pending.count);
+  if (count > 0) {
+    throw conflict(
+      `${count} computed cell${count > 1 ? "s" : ""} of dataset ${datasetId} ${count > 1 ? "are" : "is"} pending; start the run when the dataset's rows show none (GET /datasets/${datasetId}/rows).`,
+    );
+  }
 }
 
 /**

@@ -82,10 +82,11 @@ export interface AttemptOutcome {
   error: string | null;
 }
 
-class RefusedAddress extends Error {}
+/** A connection refused by the SSRF guard (its message says why). */
+export class RefusedAddress extends Error {}
 
 /** Resolves like dns.lookup, failing for a name any of whose addresses is private (DNS rebinding included). */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
+export const guardedLookup: LookupFunction = (hostname, options, callback) => {
   dnsLookup(hostname, { ...options, all: true }, (error, addresses: LookupAddress[]) => {
     if (error) return callback(error, "", 4);
     for (const { address } of addresses) {

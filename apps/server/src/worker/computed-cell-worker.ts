@@ -1,0 +1,150 @@
+/**
+ * Computes the cells of `prompt` and `api` columns (ADR 0020): claims due cells through leases in the database
+ * (computed-cell-claims.ts), computes up to `concurrency` at once (compute-cell.ts), renews its leases while it
+ * works and settles each cell as it finishes. It runs beside the evaluation worker, in the same processes, with
+ * its own slots, so a long evaluation does not hold up a column and the other way round.
+ */
+import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
+import type { Logger } from "pino";
+import type { SecretBox } from "../secrets/secret-box.ts";
+import type { Store } from "../store/store.ts";
+import type { ApiCallSettings } from "./api-cell.ts";
+import type { CellKey } from "./compute-cell.ts";
+import {
+  type CellClaimContext,
+  claimCells,
+  releaseCellLeases,
+  renewCellLeases,
+  settleCell,
+} from "./computed-cell-claims.ts";
+import { Wakeup } from "./wakeup.ts";
+
+export interface ComputedCellWorkerOptions {
+  store: Store;
+  secrets: SecretBox;
+  logger: Logger;
+  now: () => number;
+  /** Cells computed at once. */
+  concurrency: number;
+  providerTimeoutMs: number;
+  providerMaxRetries: number;
+  leaseMs: number;
+  pollMs: number;
+  api: ApiCallSettings;
+}
+
+/** The pipeline (provider SDKs) is loaded with the first cell, as the evaluation worker loads its own. */
+let pipeline: Promise<typeof import("./compute-cell.ts")> | undefined;
+const loadPipeline = () => {
+  pipeline ??= import("./compute-cell.ts");
+  return pipeline;
+};
+
+export class ComputedCellWorker {
+  readonly id = `cells_${randomUUID()}`;
+  /** Cells this worker settled (for tests and logs). */
+  settledCells = 0;
+  private readonly inFlight = new Map<string, Promise<void>>();
+  private readonly abort = new AbortController();
+  private readonly wakeup = new Wakeup();
+  private running: Promise<void> | undefined;
+  private stopping = false;
+
+  constructor(private readonly options: ComputedCellWorkerOptions) {
+    setMaxListeners(options.concurrency * 4 + 10, this.abort.signal);
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  wake(): void {
+    this.wakeup.wake();
+  }
+
+  /** Stops claiming, lets the cells in flight finish for up to `graceMs`, then aborts them and gives them back. */
+  async stop(graceMs = 10_000): Promise<void> {
+    this.stopping = true;
+    this.wake();
+    await this.running;
+    const grace = new Promise<void>((resolve) => setTimeout(resolve, graceMs).unref());
+    await Promise.race([Promise.all(this.inFlight.values()), grace]);
+    this.abort.abort(new Error("The worker is stopping"));
+    await Promise.allSettled(this.inFlight.values());
+    try {
+      await releaseCellLeases(this.options.store.db, this.id);
+    } catch (error) {
+      this.options.logger.error({ err: error }, "giving back the computed cells in flight failed");
+    }
+  }
+
+  private context(): CellClaimContext {
+    const { store, now, leaseMs } = this.options;
+    return { db: store.db, store, owner: this.id, now: now(), leaseMs };
+  }
+
+  private async loop(): Promise<void> {
+    const { leaseMs, pollMs, concurrency, logger } = this.options;
+    const heartbeat = setInterval(() => this.renew(), Math.max(1, Math.floor(leaseMs / 3)));
+    heartbeat.unref();
+    try {
+      while (!this.stopping) {
+        let claimed = 0;
+        try {
+          const cells = await claimCells(this.context(), concurrency - this.inFlight.size);
+          claimed = cells.length;
+          for (const cell of cells) this.begin(cell);
+        } catch (error) {
+          logger.error({ err: error }, "claiming computed cells failed; retrying");
+        }
+        if (this.stopping) break;
+        if (this.inFlight.size >= concurrency) await this.wakeup.wait();
+        else if (claimed === 0) await this.wakeup.wait(pollMs);
+      }
+    } finally {
+      clearInterval(heartbeat);
+    }
+  }
+
+  private begin(cell: CellKey): void {
+    const key = `${cell.rowId}/${cell.columnId}`;
+    if (this.inFlight.has(key)) return; // Its lease ran out while this worker computes it: it is still ours.
+    this.inFlight.set(
+      key,
+      this.compute(cell).finally(() => {
+        this.inFlight.delete(key);
+        this.wake();
+      }),
+    );
+  }
+
+  private async compute(cell: CellKey): Promise<void> {
+    const { store, secrets, providerTimeoutMs, providerMaxRetries, api, logger } = this.options;
+    try {
+      const { computeCell } = await loadPipeline();
+      const deps = {
+        db: store.db,
+        secrets,
+        call: { timeoutMs: providerTimeoutMs, maxRetries: providerMaxRetries },
+        api,
+      };
+      const outcome = await computeCell(deps, cell, this.abort.signal);
+      // Stopping: the cell is given back, not recorded as failed.
+      if (outcome === undefined || this.abort.signal.aborted) return;
+      if (await settleCell(this.context(), cell, outcome)) this.settledCells++;
+    } catch (error) {
+      // The cell stays claimed; its lease runs out and a worker computes it again.
+      if (!this.abort.signal.aborted) {
+        logger.error({ err: error, rowId: cell.rowId, columnId: cell.columnId }, "computing a cell failed");
+      }
+    }
+  }
+
+  private renew(): void {
+    if (this.inFlight.size === 0) return;
+    renewCellLeases(this.options.store.db, this.id, this.options.now() + this.options.leaseMs).catch((error) =>
+      this.options.logger.error({ err: error }, "renewing computed cell leases failed"),
+    );
+  }
+}
