@@ -5171,6 +5171,10 @@ export const SearchLogSpansRequestSchema = z
       description:
         'Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned.',
     }),
+    logTraceId: EntityIdSchema.exactOptional().openapi({
+      description:
+        "Only the spans of this trace (its `id`, as `LogTrace.id` and `LogSpan.logTraceId` give it): how a trace's span tree is read, page after page. A trace of another project, or none, matches nothing (200, empty).",
+    }),
     model: z
       .string()
       .min(1)

@@ -5112,6 +5112,8 @@ export type components = {
             projectId: components["schemas"]["EntityId"];
             /** @description Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned. */
             promptId?: components["schemas"]["EntityId"];
+            /** @description Only the spans of this trace (its `id`, as `LogTrace.id` and `LogSpan.logTraceId` give it): how a trace's span tree is read, page after page. A trace of another project, or none, matches nothing (200, empty). */
+            logTraceId?: components["schemas"]["EntityId"];
             /** @description Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match). */
             model?: string;
             /** @description Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match). */
