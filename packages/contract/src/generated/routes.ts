@@ -4850,6 +4850,10 @@ export type LogSort = z.infer<typeof LogSortSchema>
 export const SearchLogTracesRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
+    logTraceId: EntityIdSchema.exactOptional().openapi({
+      description:
+        "Only this trace (its `id`): how a client reads one trace's header (name, totals, tags) by the id a link carries. A trace of another project, or none, matches nothing (200, empty).",
+    }),
     startedAfter: z
       .int()
       .min(0)

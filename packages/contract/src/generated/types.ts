@@ -4934,6 +4934,8 @@ export type components = {
         SearchLogTracesRequest: {
             /** @description Project to search (required). */
             projectId: components["schemas"]["EntityId"];
+            /** @description Only this trace (its `id`): how a client reads one trace's header (name, totals, tags) by the id a link carries. A trace of another project, or none, matches nothing (200, empty). */
+            logTraceId?: components["schemas"]["EntityId"];
             /**
              * Format: int64
              * @description Only rows that started at or after this Unix time in milliseconds (inclusive).
