@@ -16,6 +16,22 @@ export interface Version {
   tools: Schemas["PromptTool"][];
 }
 
+export const draftVersion = (draft: Schemas["PromptDraft"]): Version => ({
+  config: { provider: draft.config.provider, model: draft.config.model, settings: draft.config.settings },
+  messages: draft.messages,
+  tools: draft.tools,
+});
+
+export const snapshotVersion = (snapshot: Schemas["PromptSnapshot"]): Version => ({
+  config: {
+    provider: snapshot.config.providerName ?? null,
+    model: snapshot.config.model ?? null,
+    settings: snapshot.config.settings,
+  },
+  messages: snapshot.messages,
+  tools: snapshot.tools,
+});
+
 function partText(part: Schemas["MessageContent"]): string {
   if (part.modality === "text") return part.value;
   return JSON.stringify(part);
