@@ -83,7 +83,7 @@ describeEachStore(
   (use) => {
     it("404 saying how to build it", async () => {
       const response = await get(use().app, "/");
-      const body = await response.json();
+      const body = (await response.json()) as { error: { message: string } };
       await expectError({ status: response.status, body }, 404, "RESOURCE_NOT_FOUND");
       expect(body.error.message).toContain("pnpm --filter @pharos/console build");
     });
