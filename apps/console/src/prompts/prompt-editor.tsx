@@ -332,16 +332,14 @@ function Deployments({ promptId, projectId, canEdit, draft, onNotice, onFailure 
       <h2>Deploy</h2>
       {canEdit ? (
         <div className="actions">
-          <label>
-            Environment{" "}
-            <select value={chosen} onChange={(event) => setEnvironmentId(event.target.value)}>
-              {environmentList.map((environment) => (
-                <option key={environment.id} value={environment.id}>
-                  {environment.name}
-                </option>
-              ))}
-            </select>
-          </label>
+          <label htmlFor="environment">Environment</label>
+          <select id="environment" value={chosen} onChange={(event) => setEnvironmentId(event.target.value)}>
+            {environmentList.map((environment) => (
+              <option key={environment.id} value={environment.id}>
+                {environment.name}
+              </option>
+            ))}
+          </select>
           <button type="button" onClick={deployDraft} disabled={!chosen}>
             Deploy draft
           </button>
@@ -418,7 +416,6 @@ function Deployments({ promptId, projectId, canEdit, draft, onNotice, onFailure 
             <span key={index} className={`line ${line.kind}`}>
               {line.kind === "added" ? "+ " : line.kind === "removed" ? "- " : "  "}
               {line.text}
-              {"\n"}
             </span>
           ))}
         </pre>
