@@ -16,11 +16,11 @@ const storesArg = args.find((arg) => arg.startsWith("--stores"));
 const storesValue = storesArg?.includes("=") ? storesArg.split("=")[1] : storesArg && args[args.indexOf(storesArg) + 1];
 export const stores = (storesValue ?? "sqlite,postgres").split(",").filter(Boolean) as StoreName[];
 const suiteIndex = args.indexOf("--suite");
-const SUITES = ["logs", "evaluations", "monitor"];
+const SUITES = ["logs", "evaluations", "monitor", "console"];
 export const suites = suiteIndex >= 0 ? [args[suiteIndex + 1]] : SUITES;
 if (args.includes("--help") || suites.some((suite) => !SUITES.includes(suite as string))) {
   process.stdout.write(
-    "usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor]  (see README, Benchmarks)\n",
+    "usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor|console]  (see README, Benchmarks)\n",
   );
   process.exit(0);
 }

@@ -1,6 +1,7 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor]` — the logs API benchmark,
- * the evaluation-run benchmark (evaluations.ts), then the SDK monitor's (monitor.ts). `--suite` runs one of them.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|monitor|console]` — the logs API
+ * benchmark, the evaluation-run benchmark (evaluations.ts), the console's first-load size (console.ts), then the
+ * SDK monitor's (monitor.ts). `--suite` runs one of them.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -11,6 +12,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { benchConsole } from "./console.ts";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
@@ -57,6 +59,7 @@ async function main() {
       rmSync(logDir, { recursive: true, force: true });
     }
   }
+  if (suites.includes("console")) process.stdout.write(`${benchConsole(log).join("\n")}\n`);
   if (suites.includes("monitor")) {
     const logDir = mkdtempSync(join(tmpdir(), "pharos-bench-monitor-"));
     try {
