@@ -4,8 +4,9 @@
  * which turbo runs before these tests). Each scenario checks what is on the screen; axe-core checks each
  * screen for serious or critical accessibility violations. Screenshots go to docs/console/ for the README.
  */
+import { existsSync } from "node:fs";
 import type { AddressInfo } from "node:net";
-import { dirname, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { serve } from "@hono/node-server";
 import { adminContext, createApiKey, createApp, createProjectForWorkspace, createWorkspace } from "@pharos/server";
@@ -90,6 +91,9 @@ async function writeTrace(name: string, options: { status?: string; sessionId?: 
 }
 
 beforeAll(async () => {
+  if (!existsSync(join(CONSOLE_DIR, "index.html"))) {
+    throw new Error("The console is not built: run `pnpm --filter @pharos/console build` (pnpm test does it first).");
+  }
   scratch = await openScratchStore();
   await scratch.store.migrate();
   const admin = adminContext(scratch.store);
