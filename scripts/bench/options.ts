@@ -16,12 +16,11 @@ const storesArg = args.find((arg) => arg.startsWith("--stores"));
 const storesValue = storesArg?.includes("=") ? storesArg.split("=")[1] : storesArg && args[args.indexOf(storesArg) + 1];
 export const stores = (storesValue ?? "sqlite,postgres").split(",").filter(Boolean) as StoreName[];
 const suiteIndex = args.indexOf("--suite");
-const SUITES = ["logs", "evaluations", "computed", "online", "monitor"];
+const SUITES = ["logs", "evaluations", "computed", "online", "monitor", "console"];
 export const suites = suiteIndex >= 0 ? [args[suiteIndex + 1]] : SUITES;
 if (args.includes("--help") || suites.some((suite) => !SUITES.includes(suite as string))) {
   process.stdout.write(
-    `usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite ${SUITES.join("|")}]  (see README, Benchmarks)
-`,
+    `usage: pnpm bench [--quick] [--stores sqlite,postgres] [--suite ${SUITES.join("|")}]  (see README, Benchmarks)\n`,
   );
   process.exit(0);
 }

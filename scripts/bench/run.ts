@@ -1,7 +1,8 @@
 /**
- * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|computed|online|monitor]` — the logs
- * API benchmark, the evaluation-run benchmark (evaluations.ts), the computed-column one (computed-columns.ts),
- * continuous evaluation (online.ts), then the SDK monitor's (monitor.ts). `--suite` runs one of them.
+ * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|computed|online|monitor|console]` —
+ * the logs API benchmark, the evaluation-run benchmark (evaluations.ts), the computed-column one
+ * (computed-columns.ts), continuous evaluation (online.ts), the SDK monitor's (monitor.ts), then the console's
+ * first-load size (console.ts). `--suite` runs one of them.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -13,6 +14,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchComputedColumns } from "./computed-columns.ts";
+import { benchConsole } from "./console.ts";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
@@ -95,6 +97,7 @@ async function main() {
       rmSync(logDir, { recursive: true, force: true });
     }
   }
+  if (suites.includes("console")) process.stdout.write(`${benchConsole(log).join("\n")}\n`);
 }
 
 async function benchLogs() {

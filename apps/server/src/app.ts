@@ -12,6 +12,7 @@ import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { authenticate } from "./http/authenticate.ts";
 import { limitBody } from "./http/body-limit.ts";
+import { serveConsole } from "./http/console.ts";
 import type { AppEnv } from "./http/env.ts";
 import { errorResponse, onError } from "./http/on-error.ts";
 import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimitScope, type RateLimits } from "./http/rate-limit.ts";
@@ -35,6 +36,8 @@ export interface AppOptions {
   logger?: Logger;
   /** The built docs page (apps/docs/dist/index.html), served at /docs when present. */
   docsHtmlPath?: string;
+  /** The built console (apps/console/dist), served at `/` when present. */
+  consoleDir?: string;
   /** Requests per minute per workspace, by class; defaults in http/rate-limit.ts. */
   rateLimits?: Partial<RateLimits>;
   /** Where requests are counted; default `shared`: the store's counters, which replicas share on PostgreSQL. */
@@ -107,6 +110,7 @@ export async function createApp(options: AppOptions) {
     new RateLimiter({ ...DEFAULT_RATE_LIMITS, ...options.rateLimits }, rateWindows, now),
   );
   app.route("/v2", api);
+  serveConsole(app, options.consoleDir);
 
   app.notFound((c) => errorResponse(c, new ApiError("RESOURCE_NOT_FOUND", "No such operation.")));
   app.onError(onError);

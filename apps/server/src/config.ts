@@ -46,6 +46,8 @@ export interface ServerConfig {
   logLevel: LogLevel;
   /** The built API reference, served at /docs. */
   docsHtmlPath: string;
+  /** The built web console, served at `/`. */
+  consoleDir: string;
   /** Requests per minute per workspace, by class (PHAROS_RATE_LIMIT_*); unset classes keep their default. */
   rateLimits: Partial<RateLimits>;
   /** PHAROS_RATE_LIMIT_SCOPE: `shared` (default; on PostgreSQL, one count for every replica) or `process`. */
@@ -274,6 +276,7 @@ export function loadServerConfig(env: Env, root = REPO_ROOT): ServerConfig {
     ...(bootstrapKey && { bootstrapKey }),
     logLevel,
     docsHtmlPath: resolve(root, "apps/docs/dist/index.html"),
+    consoleDir: resolve(root, "apps/console/dist"),
   };
 }
 

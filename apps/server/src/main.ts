@@ -166,6 +166,7 @@ async function main(): Promise<void> {
     store,
     logger,
     docsHtmlPath: config.docsHtmlPath,
+    consoleDir: config.consoleDir,
     rateLimits: config.rateLimits,
     rateLimitScope: config.rateLimitScope,
     logWriteBatch: config.logWriteQueue,

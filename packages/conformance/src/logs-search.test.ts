@@ -108,6 +108,8 @@ describe("searchLogTraces", () => {
     expect(await ids({ name: "CHECKOUT" })).toEqual([t1]);
     expect(await ids({ status: "failure" })).toEqual([t2]);
     expect(await ids({ referenceId: `req-${run}-0` })).toEqual([t0]);
+    expect(await ids({ logTraceId: t1 as string })).toEqual([t1]);
+    expect(await ids({ logTraceId: unknownId("trace") })).toEqual([]);
     expect(await ids({ sessionId: `sess-${run}`, sort: "startedAt:asc" })).toEqual([t0, t1, t2]);
     const filters: LogFilter[] = [
       { column: "attributes", key: "user.plan", operator: "equals", value: "free" },
@@ -235,6 +237,8 @@ describe("searchLogSpans", () => {
       unwrap(await client.POST("/logs/spans", { body: { projectId, ...body } })).spans.map((span) => span.id);
     const [s0, s1, s2] = traces.map((trace) => trace.spanIds);
     expect(await ids({ promptId })).toEqual([s0?.[0]]);
+    expect(await ids({ logTraceId: traces[1]?.id as string, sort: "startedAt:asc" })).toEqual(s1);
+    expect(await ids({ logTraceId: unknownId("trace") })).toEqual([]);
     expect(await ids({ provider: "ANTHROPIC" })).toEqual([s2?.[0]]);
     expect(await ids({ model: "gpt-4o", sort: "startedAt:asc" })).toEqual([s0?.[0], s1?.[0]]);
     expect(await ids({ name: "checkout", sort: "startedAt:asc" })).toEqual(s1);

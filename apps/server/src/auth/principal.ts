@@ -12,9 +12,9 @@ export interface Principal {
 
 /**
  * What an operation needs. `workspace-write` changes workspace-level records and needs a full key that is not
- * restricted to some projects.
+ * restricted to some projects. `own-key` reads the calling key itself, which every key may.
  */
-type Access = "read" | "write" | "ingest" | "deployment-read" | "workspace-write";
+type Access = "read" | "write" | "ingest" | "deployment-read" | "workspace-write" | "own-key";
 
 const ACCESS = {
   listProjects: "read",
@@ -90,13 +90,14 @@ const ACCESS = {
   updateProvider: "workspace-write",
   deleteProvider: "workspace-write",
   listModels: "read",
+  getCurrentApiKey: "own-key",
 } as const satisfies Record<OperationId, Access>;
 
 const ROLE_GRANTS: Record<Role, readonly Access[]> = {
-  full: ["read", "write", "ingest", "deployment-read", "workspace-write"],
-  "read-only": ["read", "deployment-read"],
+  full: ["read", "write", "ingest", "deployment-read", "workspace-write", "own-key"],
+  "read-only": ["read", "deployment-read", "own-key"],
   // What an application embeds: write its logs and read its deployed prompts.
-  "ingest-only": ["ingest", "deployment-read"],
+  "ingest-only": ["ingest", "deployment-read", "own-key"],
 };
 
 export function mayPerform(principal: Principal, operationId: OperationId): boolean {

@@ -37,9 +37,11 @@ export function defineRoute<Id extends OperationId>(
 }
 
 function withoutConditionalHeaders<Route extends Operations[OperationId]>(route: Route): Route {
-  const headers = (route.request as { headers?: z.ZodObject } | undefined)?.headers;
+  // An operation without parameters or body (getCurrentApiKey) has no `request` at all.
+  const declared = "request" in route ? (route.request as { headers?: z.ZodObject }) : undefined;
+  const headers = declared?.headers;
   if (!headers || !CONDITIONAL_HEADERS.some((name) => name in headers.shape)) return route;
-  const { headers: _validated, ...request } = route.request as { headers: z.ZodObject };
+  const { headers: _validated, ...request } = declared as { headers: z.ZodObject };
   const kept = Object.keys(headers.shape).filter((name) => !CONDITIONAL_HEADERS.includes(name));
   const mask: Record<string, true> = Object.fromEntries(kept.map((name) => [name, true]));
   const keptHeaders = kept.length > 0 && headers.pick(mask as Record<string, true> & Record<number, never>);

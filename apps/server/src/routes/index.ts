@@ -1,3 +1,4 @@
+import { apiKeyRoutes } from "./api-keys/index.ts";
 import { datasetRoutes } from "./datasets/index.ts";
 import type { RouteDefinition } from "./define-route.ts";
 import { deploymentRoutes } from "./deployments/index.ts";
@@ -24,4 +25,5 @@ export const routeDefinitions: readonly RouteDefinition[] = [
   ...scoreRoutes,
   ...providerRoutes,
   ...modelRoutes,
+  ...apiKeyRoutes,
 ] as readonly RouteDefinition[];

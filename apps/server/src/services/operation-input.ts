@@ -10,7 +10,8 @@
 import type { OperationId, operations } from "@pharos/contract";
 import type { z } from "zod";
 
-type RequestOf<Id extends OperationId> = (typeof operations)[Id]["request"];
+/** An operation without parameters or body has no `request`: then nothing. */
+type RequestOf<Id extends OperationId> = (typeof operations)[Id] extends { request: infer Request } ? Request : never;
 
 export type PathOf<Id extends OperationId> =
   RequestOf<Id> extends { params: infer Params extends z.ZodType } ? z.output<Params> : never;

@@ -4547,6 +4547,10 @@ export const SearchLogSpansRequestSchema = z
       description:
         'Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned.',
     }),
+    logTraceId: EntityIdSchema.exactOptional().openapi({
+      description:
+        "Only the spans of this trace (its `id`, as `LogTrace.id` and `LogSpan.logTraceId` give it): how a trace's span tree is read, page after page. A trace of another project, or none, matches nothing (200, empty).",
+    }),
     model: z
       .string()
       .min(1)
@@ -5667,6 +5671,10 @@ export type CreateLogSpanResponse = z.infer<typeof CreateLogSpanResponseSchema>
 export const SearchLogTracesRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
+    logTraceId: EntityIdSchema.exactOptional().openapi({
+      description:
+        "Only this trace (its `id`): how a client reads one trace's header (name, totals, tags) by the id a link carries. A trace of another project, or none, matches nothing (200, empty).",
+    }),
     startedAfter: z
       .int()
       .min(0)
@@ -7083,6 +7091,52 @@ export const ModelListSchema = z
   .openapi('ModelList')
 
 export type ModelList = z.infer<typeof ModelListSchema>
+
+export const ApiKeyRoleSchema = z
+  .enum(['full', 'read-only', 'ingest-only'])
+  .openapi({
+    description:
+      'What an API key may do: `full` (every operation), `read-only` (reads, including deployed prompts) or `ingest-only` (log writes and deployed prompts: what an application embeds).',
+    examples: ['read-only'],
+  })
+  .openapi('ApiKeyRole')
+
+export type ApiKeyRole = z.infer<typeof ApiKeyRoleSchema>
+
+export const CurrentApiKeySchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z
+      .string()
+      .max(200)
+      .openapi({ description: "The key's name, as given when it was created." }),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .union([z.array(EntityIdSchema).max(1000), z.null().nullable()])
+      .openapi({
+        description:
+          'The projects the key is restricted to; `null` for every project of the workspace.',
+      }),
+    createdAt: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'When the key was created (Unix ms).' }),
+    expiresAt: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .nullable()
+      .openapi({ description: 'When the key stops being accepted (Unix ms); `null` for never.' }),
+  })
+  .openapi({
+    description:
+      'The API key that made the request, as a client needs it to decide what to offer (the console hides edit controls from a read-only key). Never the secret.',
+    required: ['id', 'name', 'role', 'projectIds', 'createdAt', 'expiresAt'],
+  })
+  .openapi('CurrentApiKey')
+
+export type CurrentApiKey = z.infer<typeof CurrentApiKeySchema>
 
 export const RequestIdHeaderSchema = z
   .uuid()
@@ -12001,6 +12055,44 @@ export const getModelsRoute = createRoute({
     401: UnauthorizedResponse,
     403: ForbiddenResponse,
     404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getApiKeysCurrentRoute = createRoute({
+  method: 'get',
+  path: '/api-keys/current',
+  tags: ['API keys'],
+  summary: 'Get the calling API key',
+  description:
+    'Returns the API key the request is made with (200): its id, name, role and project restriction, never its secret. Every role may read its own key, so a client (such as the console) can learn what it may offer. A missing, unknown, revoked or expired key is 401.',
+  operationId: 'getCurrentApiKey',
+  responses: {
+    200: {
+      description: 'The calling key.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: CurrentApiKeySchema,
+          example: {
+            id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+            name: 'Console (QA team)',
+            role: 'read-only',
+            projectIds: null,
+            createdAt: 1732190400000,
+            expiresAt: null,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },

@@ -1467,6 +1467,26 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/api-keys/current": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get the calling API key
+         * @description Returns the API key the request is made with (200): its id, name, role and project restriction, never its secret. Every role may read its own key, so a client (such as the console) can learn what it may offer. A missing, unknown, revoked or expired key is 401.
+         */
+        get: operations["getCurrentApiKey"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 };
 export type webhooks = Record<string, never>;
 export type components = {
@@ -4940,6 +4960,8 @@ export type components = {
             projectId: components["schemas"]["EntityId"];
             /** @description Only spans recorded with this `promptId` (a prompt of the project, otherwise 404). Without it, spans of every prompt and spans without a prompt are returned. */
             promptId?: components["schemas"]["EntityId"];
+            /** @description Only the spans of this trace (its `id`, as `LogTrace.id` and `LogSpan.logTraceId` give it): how a trace's span tree is read, page after page. A trace of another project, or none, matches nothing (200, empty). */
+            logTraceId?: components["schemas"]["EntityId"];
             /** @description Case-insensitive substring of the content's `model` (only Model and ModelStream spans can match). */
             model?: string;
             /** @description Case-insensitive substring of the content's `provider` (only Model and ModelStream spans can match). */
@@ -5697,6 +5719,8 @@ export type components = {
         SearchLogTracesRequest: {
             /** @description Project to search (required). */
             projectId: components["schemas"]["EntityId"];
+            /** @description Only this trace (its `id`): how a client reads one trace's header (name, totals, tags) by the id a link carries. A trace of another project, or none, matches nothing (200, empty). */
+            logTraceId?: components["schemas"]["EntityId"];
             /**
              * Format: int64
              * @description Only rows that started at or after this Unix time in milliseconds (inclusive).
@@ -6638,6 +6662,25 @@ export type components = {
          */
         ModelList: {
             models: components["schemas"]["Model"][];
+        };
+        /**
+         * @description What an API key may do: `full` (every operation), `read-only` (reads, including deployed prompts) or `ingest-only` (log writes and deployed prompts: what an application embeds).
+         * @example read-only
+         * @enum {string}
+         */
+        ApiKeyRole: "full" | "read-only" | "ingest-only";
+        /** @description The API key that made the request, as a client needs it to decide what to offer (the console hides edit controls from a read-only key). Never the secret. */
+        CurrentApiKey: {
+            id: components["schemas"]["EntityId"];
+            /** @description The key's name, as given when it was created. */
+            name: string;
+            role: components["schemas"]["ApiKeyRole"];
+            /** @description The projects the key is restricted to; `null` for every project of the workspace. */
+            projectIds: components["schemas"]["EntityId"][] | null;
+            /** @description When the key was created (Unix ms). */
+            createdAt: number;
+            /** @description When the key stops being accepted (Unix ms); `null` for never. */
+            expiresAt: number | null;
         };
     };
     responses: {
@@ -12181,6 +12224,44 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             403: components["responses"]["Forbidden"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getCurrentApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The calling key. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K",
+                     *       "name": "Console (QA team)",
+                     *       "role": "read-only",
+                     *       "projectIds": null,
+                     *       "createdAt": 1732190400000,
+                     *       "expiresAt": null
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CurrentApiKey"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

@@ -162,6 +162,28 @@ describeEachStore("searchLogSpans", (use) => {
     expect(await ids(h, { projectId, filters: [{ column: "name", operator: "contains", value: "flow" }] })).toEqual([]);
   });
 
+  it("logTraceId returns the spans of one trace only, paged; another project's trace or none matches nothing", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const otherProjectId = await newProject(h);
+    const trace = await insertTrace(h, { projectId, name: "one" });
+    const other = await insertTrace(h, { projectId, name: "two" });
+    const elsewhere = await insertTrace(h, { projectId: otherProjectId, name: "three" });
+    const own = [];
+    for (let i = 0; i < 3; i++) own.push(await insertSpan(h, trace, { name: `own-${i}`, startedAt: T0 + i }));
+    await insertSpan(h, other, { name: "not-own", startedAt: T0 + 1 });
+    await insertSpan(h, elsewhere, { name: "elsewhere", startedAt: T0 + 1 });
+
+    expect(await ids(h, { projectId, logTraceId: trace })).toEqual([...own].reverse());
+    const first = await search(h, { projectId, logTraceId: trace, limit: 2, sort: "startedAt:asc" });
+    expect(first.body.spans.map((span: { id: string }) => span.id)).toEqual(own.slice(0, 2));
+    const cursor = first.body.pagination.nextCursor;
+    const second = await search(h, { projectId, logTraceId: trace, limit: 2, sort: "startedAt:asc", cursor });
+    expect(second.body.spans.map((span: { id: string }) => span.id)).toEqual(own.slice(2));
+    expect(await ids(h, { projectId, logTraceId: elsewhere })).toEqual([]);
+    expectError(await search(h, { projectId, logTraceId: "trace_1" }), 400, "VALIDATION_ERROR");
+  });
+
   it("filters contentType (built-in and custom) and the span's text columns", async () => {
     const h = use();
     const projectId = await newProject(h);

@@ -94,6 +94,19 @@ describeEachStore("searchLogTraces", (use) => {
     expect(await ids(h, { projectId, name: "done", sessionId: "sess-C", startedAfter: T0 })).toEqual([d]);
   });
 
+  it("logTraceId returns that trace only; another project's trace or an unknown id matches nothing", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const otherProjectId = await newProject(h);
+    const wanted = await insertTrace(h, { projectId, name: "wanted" });
+    await insertTrace(h, { projectId, name: "other" });
+    const elsewhere = await insertTrace(h, { projectId: otherProjectId, name: "elsewhere" });
+    expect(await ids(h, { projectId, logTraceId: wanted })).toEqual([wanted]);
+    expect(await ids(h, { projectId, logTraceId: elsewhere })).toEqual([]);
+    expect(await ids(h, { projectId, logTraceId: "trace_01JD8Q4KZ8T6V2M3N4P5Q6R7S8" })).toEqual([]);
+    expectError(await search(h, { projectId, logTraceId: "trace_1" }), 400, "VALIDATION_ERROR");
+  });
+
   it("filters text columns with every operator; null values match only the negative operators and exists:false", async () => {
     const h = use();
     const projectId = await newProject(h);

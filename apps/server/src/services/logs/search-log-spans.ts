@@ -42,6 +42,7 @@ export async function logSpanPages(
   const {
     projectId,
     promptId,
+    logTraceId,
     model,
     provider,
     startedAfter,
@@ -65,6 +66,7 @@ export async function logSpanPages(
     }
     for (const condition of scopeConditions(scope)) select = select.where(condition);
     if (promptId !== undefined) select = select.where("logSpans.promptId", "=", promptId);
+    if (logTraceId !== undefined) select = select.where("logSpans.traceId", "=", logTraceId);
     if (status !== undefined) select = select.where("logSpans.status", "=", status);
     if (referenceId !== undefined) select = select.where("logSpans.referenceId", "=", referenceId);
     if (sessionId !== undefined) select = select.where("logSpans.sessionId", "=", sessionId);
@@ -86,6 +88,7 @@ export async function logSpanPages(
       filters: {
         projectId: project.id,
         promptId,
+        logTraceId,
         model,
         provider,
         startedAfter,

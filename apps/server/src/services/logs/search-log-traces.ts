@@ -36,7 +36,18 @@ export async function logTracePages(
   ctx: ServiceContext,
   body: LogTraceSearch,
 ): Promise<(page: { limit?: number; cursor?: string }) => Promise<Page<LogTrace>>> {
-  const { projectId, startedAfter, startedBefore, status, name, referenceId, sessionId, filters = [], ...order } = body;
+  const {
+    projectId,
+    logTraceId,
+    startedAfter,
+    startedBefore,
+    status,
+    name,
+    referenceId,
+    sessionId,
+    filters = [],
+    ...order
+  } = body;
   const project = await requireProject(ctx, projectId);
   return async (page) => {
     const scope = searchScope("trace", project.id, { startedAfter, startedBefore, ...order, ...page });
@@ -47,6 +58,7 @@ export async function logTracePages(
       select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logTraces.id"));
     }
     for (const condition of scopeConditions(scope)) select = select.where(condition);
+    if (logTraceId !== undefined) select = select.where("logTraces.id", "=", logTraceId);
     if (status !== undefined) select = select.where("logTraces.status", "=", status);
     if (referenceId !== undefined) select = select.where("logTraces.referenceId", "=", referenceId);
     if (sessionId !== undefined) select = select.where("logTraces.sessionId", "=", sessionId);
@@ -58,6 +70,7 @@ export async function logTracePages(
       operation: "searchLogTraces",
       filters: {
         projectId: project.id,
+        logTraceId,
         startedAfter,
         startedBefore,
         status,
