@@ -311,3 +311,25 @@ export function printTargets(
   }
   process.stdout.write(`${lines.join("\n")}\n`);
 }
+
+/** (g) against (b) at 50 connections, per database: what masking rules cost ingestion (same rounds). */
+export function printMaskingOverhead(stores: StoreName[], rowOf: (target: string, scenario: Scenario) => Row) {
+  const plain = storeScenarios.find((scenario) => scenario.id === "b.c50") as Scenario;
+  const masked = storeScenarios.find((scenario) => scenario.id === "g.c50") as Scenario;
+  const lines = ["", "Masking at ingestion (ADR 0019): POST /logs/trace c50, masking rules on (g) vs off (b)"];
+  for (const store of stores) {
+    const off = rowOf(store, plain);
+    const on = rowOf(store, masked);
+    if (off.samples.length === 0 || on.samples.length === 0) {
+      lines.push(`  ${store}: ${on.reason ?? off.reason ?? "not measured"}`);
+      continue;
+    }
+    const a = summarize(off);
+    const b = summarize(on);
+    lines.push(
+      `  ${store}: off ${thousands(a.rps)} req/s, on ${thousands(b.rps)} req/s, on/off ${fixed(b.rps / a.rps, 2)}; ` +
+        `p99 ${fixed(a.p99, 2)} / ${fixed(b.p99, 2)} ms`,
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}

@@ -32,6 +32,7 @@ import {
   loadAverage,
   printHeader,
   printLimiterOverhead,
+  printMaskingOverhead,
   printTable,
   printTargets,
   processTarget,
@@ -199,6 +200,7 @@ async function benchLogs() {
       ceiling,
     );
     printLimiterOverhead(runs, rowOf, takes);
+    printMaskingOverhead(stores, rowOf);
     printExport(exports);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);

@@ -12,7 +12,14 @@ import type { LoadJob } from "./load.ts";
 import { LOG_LEVEL, POSTGRES_URL, SEED_SPANS, WARMUP_SECONDS } from "./options.ts";
 import { otlpBodyTemplate, traceBodyTemplate } from "./payload.ts";
 import { type LoadGenerator, rssMb, type ServerHandle, startCeiling, startPharos } from "./processes.ts";
-import { ceilingScenarios, LIMITER_SCENARIOS, PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
+import {
+  ceilingScenarios,
+  LIMITER_SCENARIOS,
+  MASKING_RULES,
+  PAGE,
+  type Scenario,
+  storeScenarios,
+} from "./scenarios.ts";
 import { type SeedResult, seedSpans } from "./seed.ts";
 import { analyzePostgres, type Database, postgresDatabase, type StoreName, sqliteDatabase } from "./targets.ts";
 
@@ -231,19 +238,30 @@ export async function setUpStore(
     JSON.parse(`${template.prefix}probe${template.suffix}`),
   );
   const writeProblem = unavailable(probe);
+  // (g) a project with masking rules takes the masked writes
+  const maskedProject = await must<Schemas["Project"]>(
+    call(server.url, key, "POST", "/projects", { title: "Masked" }),
+    "create project",
+  );
+  const masking = await call(server.url, key, "PATCH", `/projects/${maskedProject.id}`, {
+    maskingRules: MASKING_RULES,
+  });
+  const maskingProblem = unavailable(masking);
+  const maskedTemplate = traceBodyTemplate(maskedProject.id, Date.now() - 60_000);
   for (const scenario of storeScenarios.filter((s) => s.kind === "write")) {
     run.jobs.set(
       scenario.id,
-      writeProblem ?? {
-        url: server.url,
-        method: "POST",
-        path: "/v2/logs/trace",
-        headers: auth,
-        template,
-        connections: scenario.connections,
-        durationSeconds: scenario.seconds,
-        ...(scenario.rate && { overallRate: scenario.rate }),
-      },
+      writeProblem ??
+        (scenario.masked ? maskingProblem : undefined) ?? {
+          url: server.url,
+          method: "POST",
+          path: "/v2/logs/trace",
+          headers: auth,
+          template: scenario.masked ? maskedTemplate : template,
+          connections: scenario.connections,
+          durationSeconds: scenario.seconds,
+          ...(scenario.rate && { overallRate: scenario.rate }),
+        },
     );
   }
 
