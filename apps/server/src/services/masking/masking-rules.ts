@@ -95,6 +95,7 @@ export const withPlaceholders = (rules: readonly MaskingRule[]): MaskingRule[] =
   rules.map((rule) => ({ ...rule, placeholder: placeholderOf(rule) }));
 
 interface CompiledRule {
+  pattern: string;
   regex: RE2JS;
   placeholder: string;
   /** Whether a match is masked (the Luhn check of card numbers); all are when absent. */
@@ -104,6 +105,11 @@ interface CompiledRule {
 /** Rewrites strings by a project's rules, in their order. */
 export class Masker {
   readonly #rules: CompiledRule[];
+  /**
+   * Every rule's pattern in one alternation: one scan tells whether a string needs any rule at all. Undefined
+   * when the alternation is beyond RE2's program size (each rule alone compiles): then each rule scans.
+   */
+  readonly #any: RE2JS | undefined;
 
   constructor(rules: readonly MaskingRule[]) {
     this.#rules = rules.map((rule) => {
@@ -112,21 +118,29 @@ export class Masker {
         const compiled = compilePattern(rule.pattern as string);
         // Rules are checked when saved; one that no longer compiles (a stored row edited by hand) must not let
         // text through unmasked, so it masks everything it is given.
-        return compiled.ok ? { regex: compiled.regex, placeholder } : { regex: RE2JS.compile("(?s).+"), placeholder };
+        if (!compiled.ok) return { pattern: "(?s).+", regex: RE2JS.compile("(?s).+"), placeholder };
+        return { pattern: rule.pattern as string, regex: compiled.regex, placeholder };
       }
-      const regex = RE2JS.compile(BUILT_IN_PATTERNS[rule.detector]);
+      const pattern = BUILT_IN_PATTERNS[rule.detector];
+      const regex = RE2JS.compile(pattern);
       if (rule.detector === "creditCard") {
-        return { regex, placeholder, accept: (match: string) => passesLuhn(match.replace(/[ -]/g, "")) };
+        return { pattern, regex, placeholder, accept: (match: string) => passesLuhn(match.replace(/[ -]/g, "")) };
       }
-      return { regex, placeholder };
+      return { pattern, regex, placeholder };
     });
+    try {
+      this.#any = RE2JS.compile(this.#rules.map((rule) => `(?:${rule.pattern})`).join("|"));
+    } catch {
+      this.#any = undefined;
+    }
   }
 
   /** `text` with every match of every rule replaced by the rule's placeholder. */
   mask(text: string): string {
+    // test() runs RE2's DFA without capture bookkeeping: most strings match no rule and stop here.
+    if (text.length === 0 || this.#any?.test(text) === false) return text;
     let masked = text;
     for (const rule of this.#rules) {
-      // test() runs RE2's DFA without capture bookkeeping: most strings match no rule and stop here.
       if (masked.length === 0 || !rule.regex.test(masked)) continue;
       masked = replaceMatches(masked, rule);
     }
