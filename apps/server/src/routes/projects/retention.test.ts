@@ -104,6 +104,27 @@ describeEachStore("retention", (use) => {
     expect(await sweeper.sweep()).toEqual({ traces: 0, spans: 0 });
   });
 
+  it("two sweepers side by side (two replicas) delete each expired trace once, between them", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const now = h.now();
+    await Promise.all(
+      Array.from({ length: 120 }, (_, index) =>
+        createTrace(h, datedTrace(h, projectId, now - 10 * DAY_MS - index, `old-${index}`)),
+      ),
+    );
+    await createTrace(h, datedTrace(h, projectId, now, "new"));
+    await h.request("PATCH", `/projects/${projectId}`, { body: { retentionDays: 1 } });
+    // On PostgreSQL each sweeper's batches run on their own pooled connections, at the same time (SKIP LOCKED
+    // keeps them apart); SQLite is served by one process, whose transactions take turns.
+    const sweepers = [1, 2].map(() => new RetentionSweeper({ store: h.store, now: () => now }));
+    const results = await Promise.all(sweepers.map((sweeper) => sweeper.sweep()));
+    expect(results.reduce((sum, result) => sum + result.traces, 0)).toBe(120);
+    expect(results.reduce((sum, result) => sum + result.spans, 0)).toBe(240);
+    expect(await searchedNames(h, projectId)).toEqual(["new"]);
+    expect(await rowCounts(h, projectId)).toEqual({ traces: 1, spans: 2, attributes: 5, tags: 6 });
+  });
+
   it("keeps everything when retention is null, and deletes once it is set", async () => {
     const h = use();
     const projectId = await newProject(h);
