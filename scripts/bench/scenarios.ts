@@ -7,6 +7,7 @@
  * (d) GET /deployments by id and by `latest`, and `latest` revalidated (If-None-Match: its ETag, answered 304);
  * (g) POST /logs/trace as (b) at 50 connections into a project with masking rules (every built-in detector and a
  *     custom pattern), to compare with (b) in the same round;
+ * and after the rounds (f) the export (export.ts) and (h) retention deleting half the seeded project (retention.ts).
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
  * On PostgreSQL, the rows of LIMITER_SCENARIOS run a second time against a server that counts rate limits in
  * its own memory, each right after the first, to show what the limits shared by replicas cost (ADR 0009).

@@ -12,6 +12,7 @@ import type { LoadJob } from "./load.ts";
 import { LOG_LEVEL, POSTGRES_URL, SEED_SPANS, WARMUP_SECONDS } from "./options.ts";
 import { otlpBodyTemplate, traceBodyTemplate } from "./payload.ts";
 import { type LoadGenerator, rssMb, type ServerHandle, startCeiling, startPharos } from "./processes.ts";
+import type { RetentionRequest } from "./retention.ts";
 import {
   ceilingScenarios,
   LIMITER_SCENARIOS,
@@ -116,6 +117,8 @@ export interface StoreRun {
   processScope?: { server: ServerHandle; jobs: Map<string, LoadJob> };
   /** (f) The export of every seeded span (export.ts), unless the seeded project cannot be searched. */
   exportRequest?: ExportRequest;
+  /** (h) Retention over the seeded project (retention.ts), when it was seeded. */
+  retentionRequest?: RetentionRequest;
 }
 
 /** Follows cursors from page 1 to page `page` (or the last page); returns the body of that page's request. */
@@ -324,6 +327,10 @@ export async function setUpStore(
     log(`${store}: seeded in ${run.seed.seconds.toFixed(1)} s`);
   }
   if (!searchProblems.spans) run.exportRequest = { url: server.url, key, body: { projectId: searchProject.id } };
+  if (run.seed) {
+    const { from } = run.seed;
+    run.retentionRequest = { url: server.url, key, databaseUrl: database.url, projectId: searchProject.id, from };
+  }
   const from = run.seed?.from ?? Date.now();
   const window = { startedAfter: from + 4 * 86_400_000, startedBefore: from + 25 * 86_400_000 };
   const planFilter = [{ column: "attributes", key: "user.plan", operator: "equals", value: "pro" }];
