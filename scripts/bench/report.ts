@@ -64,7 +64,9 @@ export function summarize(row: Row): Summary {
   };
 }
 
-const fixed = (value: number, digits: number) => (Number.isNaN(value) ? "–" : value.toFixed(digits));
+// A row with no answered request in a short run has no latency (null): printed "–" like a missing figure.
+const fixed = (value: number | null, digits: number) =>
+  value === null || Number.isNaN(value) ? "–" : value.toFixed(digits);
 const thousands = (value: number) => (Number.isNaN(value) ? "–" : Math.round(value).toLocaleString("en"));
 
 export function printTable(rows: Row[], ceiling: Ceiling) {
