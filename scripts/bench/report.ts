@@ -64,7 +64,9 @@ export function summarize(row: Row): Summary {
   };
 }
 
-const fixed = (value: number, digits: number) => (Number.isNaN(value) ? "–" : value.toFixed(digits));
+// A row with no answered request in a short run has no latency (null): printed "–" like a missing figure.
+const fixed = (value: number | null, digits: number) =>
+  value === null || Number.isNaN(value) ? "–" : value.toFixed(digits);
 const thousands = (value: number) => (Number.isNaN(value) ? "–" : Math.round(value).toLocaleString("en"));
 
 export function printTable(rows: Row[], ceiling: Ceiling) {
@@ -307,6 +309,28 @@ export function printTargets(
       Number.isFinite(rss)
         ? `max ${rss.toFixed(0)} MB with ${seeded.toLocaleString("en")} spans seeded`
         : "not measured",
+    );
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** (g) against (b) at 50 connections, per database: what masking rules cost ingestion (same rounds). */
+export function printMaskingOverhead(stores: StoreName[], rowOf: (target: string, scenario: Scenario) => Row) {
+  const plain = storeScenarios.find((scenario) => scenario.id === "b.c50") as Scenario;
+  const masked = storeScenarios.find((scenario) => scenario.id === "g.c50") as Scenario;
+  const lines = ["", "Masking at ingestion (ADR 0019): POST /logs/trace c50, masking rules on (g) vs off (b)"];
+  for (const store of stores) {
+    const off = rowOf(store, plain);
+    const on = rowOf(store, masked);
+    if (off.samples.length === 0 || on.samples.length === 0) {
+      lines.push(`  ${store}: ${on.reason ?? off.reason ?? "not measured"}`);
+      continue;
+    }
+    const a = summarize(off);
+    const b = summarize(on);
+    lines.push(
+      `  ${store}: off ${thousands(a.rps)} req/s, on ${thousands(b.rps)} req/s, on/off ${fixed(b.rps / a.rps, 2)}; ` +
+        `p99 ${fixed(a.p99, 2)} / ${fixed(b.p99, 2)} ms`,
     );
   }
   process.stdout.write(`${lines.join("\n")}\n`);

@@ -37,12 +37,14 @@ import {
   loadAverage,
   printHeader,
   printLimiterOverhead,
+  printMaskingOverhead,
   printTable,
   printTargets,
   processTarget,
   type Row,
   summarize,
 } from "./report.ts";
+import { measureRetention, printRetention, type RetentionResult } from "./retention.ts";
 import { ceilingScenarios, LIMITER_SCENARIOS, type Scenario, storeScenarios } from "./scenarios.ts";
 import { rateLimitTakes, type StoreRun, setUpCeilings, setUpStore } from "./setup.ts";
 import type { StoreName } from "./targets.ts";
@@ -198,6 +200,13 @@ async function benchLogs() {
       log(`${run.store}: exporting every seeded span`);
       exports.push(await measureExport(run.store, run.exportRequest, run.server.pid));
     }
+    // (h) retention last: it deletes half the seeded project.
+    const retentions: RetentionResult[] = [];
+    for (const run of runs) {
+      if (!run.retentionRequest) continue;
+      log(`${run.store}: expiring the older half of the seeded spans`);
+      retentions.push(await measureRetention(run.store, run.retentionRequest));
+    }
     for (const [store, reason] of missing) {
       for (const scenario of storeScenarios) rowOf(store, scenario).reason = reason;
     }
@@ -231,7 +240,9 @@ async function benchLogs() {
       ceiling,
     );
     printLimiterOverhead(runs, rowOf, takes);
+    printMaskingOverhead(stores, rowOf);
     printExport(exports);
+    printRetention(retentions);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   } finally {

@@ -5,6 +5,9 @@
  * (c) POST /logs/traces and /logs/spans over a project seeded with BENCH_SPANS spans, with a time range, a
  *     name substring and an attribute filter: first page and page 50 (reached by following cursors);
  * (d) GET /deployments by id and by `latest`, and `latest` revalidated (If-None-Match: its ETag, answered 304);
+ * (g) POST /logs/trace as (b) at 50 connections into a project with masking rules (every built-in detector and a
+ *     custom pattern), to compare with (b) in the same round;
+ * and after the rounds (f) the export (export.ts) and (h) retention deleting half the seeded project (retention.ts).
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
  * On PostgreSQL, the rows of LIMITER_SCENARIOS run a second time against a server that counts rate limits in
  * its own memory, each right after the first, to show what the limits shared by replicas cost (ADR 0009).
@@ -26,7 +29,18 @@ export interface Scenario {
   seconds: number;
   /** Spans stored per 2xx response. */
   spansPerRequest?: number;
+  /** Writes into a project with masking rules (MASKING_RULES), to compare with the same row without. */
+  masked?: boolean;
 }
+
+/** The rules of the masked writes: every built-in detector and a custom pattern. */
+export const MASKING_RULES = [
+  { detector: "email" },
+  { detector: "phone" },
+  { detector: "creditCard" },
+  { detector: "apiKey" },
+  { detector: "regex", pattern: "order-[0-9]{6}", placeholder: "[ORDER]" },
+];
 
 export const ceilingScenarios: Scenario[] = [1, 10, 50].flatMap((connections) => [
   {
@@ -54,6 +68,16 @@ export const storeScenarios: Scenario[] = [
     seconds: WRITE_SECONDS,
     spansPerRequest: SPANS_PER_TRACE,
   })),
+  // (g) the same writes into a project with masking rules, right after (b) c50: the cost of masking.
+  {
+    id: "g.c50",
+    kind: "write",
+    label: "(g) POST /logs/trace masked",
+    connections: 50,
+    seconds: WRITE_SECONDS,
+    spansPerRequest: SPANS_PER_TRACE,
+    masked: true,
+  },
   {
     id: "b.r1000",
     kind: "write",

@@ -12,7 +12,15 @@ import type { LoadJob } from "./load.ts";
 import { LOG_LEVEL, POSTGRES_URL, SEED_SPANS, WARMUP_SECONDS } from "./options.ts";
 import { otlpBodyTemplate, traceBodyTemplate } from "./payload.ts";
 import { type LoadGenerator, rssMb, type ServerHandle, startCeiling, startPharos } from "./processes.ts";
-import { ceilingScenarios, LIMITER_SCENARIOS, PAGE, type Scenario, storeScenarios } from "./scenarios.ts";
+import type { RetentionRequest } from "./retention.ts";
+import {
+  ceilingScenarios,
+  LIMITER_SCENARIOS,
+  MASKING_RULES,
+  PAGE,
+  type Scenario,
+  storeScenarios,
+} from "./scenarios.ts";
 import { type SeedResult, seedSpans } from "./seed.ts";
 import { analyzePostgres, type Database, postgresDatabase, type StoreName, sqliteDatabase } from "./targets.ts";
 
@@ -109,6 +117,8 @@ export interface StoreRun {
   processScope?: { server: ServerHandle; jobs: Map<string, LoadJob> };
   /** (f) The export of every seeded span (export.ts), unless the seeded project cannot be searched. */
   exportRequest?: ExportRequest;
+  /** (h) Retention over the seeded project (retention.ts), when it was seeded. */
+  retentionRequest?: RetentionRequest;
 }
 
 /** Follows cursors from page 1 to page `page` (or the last page); returns the body of that page's request. */
@@ -231,19 +241,30 @@ export async function setUpStore(
     JSON.parse(`${template.prefix}probe${template.suffix}`),
   );
   const writeProblem = unavailable(probe);
+  // (g) a project with masking rules takes the masked writes
+  const maskedProject = await must<Schemas["Project"]>(
+    call(server.url, key, "POST", "/projects", { title: "Masked" }),
+    "create project",
+  );
+  const masking = await call(server.url, key, "PATCH", `/projects/${maskedProject.id}`, {
+    maskingRules: MASKING_RULES,
+  });
+  const maskingProblem = unavailable(masking);
+  const maskedTemplate = traceBodyTemplate(maskedProject.id, Date.now() - 60_000);
   for (const scenario of storeScenarios.filter((s) => s.kind === "write")) {
     run.jobs.set(
       scenario.id,
-      writeProblem ?? {
-        url: server.url,
-        method: "POST",
-        path: "/v2/logs/trace",
-        headers: auth,
-        template,
-        connections: scenario.connections,
-        durationSeconds: scenario.seconds,
-        ...(scenario.rate && { overallRate: scenario.rate }),
-      },
+      writeProblem ??
+        (scenario.masked ? maskingProblem : undefined) ?? {
+          url: server.url,
+          method: "POST",
+          path: "/v2/logs/trace",
+          headers: auth,
+          template: scenario.masked ? maskedTemplate : template,
+          connections: scenario.connections,
+          durationSeconds: scenario.seconds,
+          ...(scenario.rate && { overallRate: scenario.rate }),
+        },
     );
   }
 
@@ -306,6 +327,10 @@ export async function setUpStore(
     log(`${store}: seeded in ${run.seed.seconds.toFixed(1)} s`);
   }
   if (!searchProblems.spans) run.exportRequest = { url: server.url, key, body: { projectId: searchProject.id } };
+  if (run.seed) {
+    const { from } = run.seed;
+    run.retentionRequest = { url: server.url, key, databaseUrl: database.url, projectId: searchProject.id, from };
+  }
   const from = run.seed?.from ?? Date.now();
   const window = { startedAfter: from + 4 * 86_400_000, startedBefore: from + 25 * 86_400_000 };
   const planFilter = [{ column: "attributes", key: "user.plan", operator: "equals", value: "pro" }];

@@ -28,6 +28,7 @@ import { exitAfter, LOG_FLUSH_MS, type ProcessLog, processLog, workGrace } from 
 import { openStore } from "./store/open-store.ts";
 import type { Store } from "./store/store.ts";
 import { EvaluationWorker } from "./worker/evaluation-worker.ts";
+import { RetentionSweeper } from "./worker/retention-sweeper.ts";
 import { WebhookDeliverer } from "./worker/webhook-deliverer.ts";
 
 class StartError extends Error {}
@@ -162,6 +163,7 @@ async function main(): Promise<void> {
     api: config.webhooks,
   });
   const deliverer = new WebhookDeliverer({ store, secrets, logger, now: Date.now, ...config.webhooks });
+  const sweeper = new RetentionSweeper({ store, logger, now: Date.now });
   const app = await createApp({
     store,
     logger,
@@ -195,6 +197,7 @@ async function main(): Promise<void> {
   }
   if (config.evaluations.embeddedWorker) worker.start();
   deliverer.start();
+  sweeper.start();
   const url = publicUrl(config, address);
   let stopping = false;
   const stop = (signal: NodeJS.Signals) => {
@@ -214,6 +217,7 @@ async function main(): Promise<void> {
         track("requests in flight", closed),
         config.evaluations.embeddedWorker && track("evaluation rows in flight", worker.stop(workGrace(graceMs))),
         track("webhook deliveries in flight", deliverer.stop(workGrace(graceMs))),
+        track("the retention batch in progress", sweeper.stop()),
       ]);
       clearInterval(idle);
       try {

@@ -146,6 +146,33 @@ describe("updateProject", () => {
     );
   });
 
+  it("200: sets masking rules (placeholders shown) and retention; 400 for an invalid rule or retention", async () => {
+    const { client } = use();
+    const path = { projectId };
+    const saved = await client.PATCH("/projects/{projectId}", {
+      params: { path },
+      body: { maskingRules: [{ detector: "creditCard" }], retentionDays: 90 },
+    });
+    expectStatus(saved, 200);
+    expect(saved.data).toMatchObject({
+      maskingRules: [{ detector: "creditCard", placeholder: "[CREDIT_CARD]" }],
+      retentionDays: 90,
+    });
+    for (const body of [
+      { maskingRules: [{ detector: "regex" as const, pattern: "(a)\\1" }] },
+      { maskingRules: [{ detector: "regex" as const, pattern: "(" }] },
+      { retentionDays: 0 },
+    ]) {
+      expectError(await client.PATCH("/projects/{projectId}", { params: { path }, body }), 400, "VALIDATION_ERROR");
+    }
+    const cleared = await client.PATCH("/projects/{projectId}", {
+      params: { path },
+      body: { maskingRules: [], retentionDays: null },
+    });
+    expectStatus(cleared, 200);
+    expect(cleared.data).toMatchObject({ maskingRules: [], retentionDays: null });
+  });
+
   itAnswersTheErrorMatrix(use, { access: "write", send, unknown: "project", body: true, unchanged: readProject });
 });
 

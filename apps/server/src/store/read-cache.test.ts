@@ -19,7 +19,16 @@ const rows: { [T in keyof Database]?: Database[T] } = {
     revokedAt: null,
     expiresAt: null,
   },
-  projects: { id: "p", workspaceId: "w", title: "P", icon: "", createdAt: 1, updatedAt: 1 },
+  projects: {
+    id: "p",
+    workspaceId: "w",
+    title: "P",
+    icon: "",
+    maskingRules: "[]",
+    retentionDays: null,
+    createdAt: 1,
+    updatedAt: 1,
+  },
   deploymentEnvironments: {
     id: "e",
     workspaceId: "w",

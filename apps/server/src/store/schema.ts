@@ -30,7 +30,18 @@ export interface Database {
   };
   /** When each key was last used, to the minute (migration 0008: kept apart from the cached `apiKeys`). */
   apiKeyUsage: { keyId: string; lastUsedAt: number };
-  projects: { id: string; workspaceId: string; title: string; icon: string; createdAt: number; updatedAt: number };
+  projects: {
+    id: string;
+    workspaceId: string;
+    title: string;
+    icon: string;
+    /** JSON text of the project's MaskingRule array (migration 0015). */
+    maskingRules: string;
+    /** Days logs are kept; null = forever (migration 0015). */
+    retentionDays: number | null;
+    createdAt: number;
+    updatedAt: number;
+  };
   deploymentEnvironments: {
     id: string;
     workspaceId: string;

@@ -728,6 +728,37 @@ export const IconSchema: z.ZodType<IconType> = z
 
 export type Icon = z.infer<typeof IconSchema>
 
+export const MaskingRuleSchema = z
+  .strictObject({
+    detector: z.enum(['email', 'phone', 'creditCard', 'apiKey', 'regex']),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1000)
+      .exactOptional()
+      .openapi({ description: 'The regular expression of a `regex` rule (RE2 syntax).' }),
+    placeholder: z
+      .string()
+      .max(100)
+      .exactOptional()
+      .openapi({
+        description:
+          'What replaces each match. Defaults to `[EMAIL]`, `[PHONE]`, `[CREDIT_CARD]`, `[API_KEY]` or `[REDACTED]` (regex); responses always show it.',
+      }),
+  })
+  .openapi({
+    description:
+      'One masking rule of a project, applied to every log write before it is stored (see "Masking and retention" in the API description). `detector` picks a built-in detector — `email` (e-mail addresses), `phone` (phone numbers written with a leading `+` or with separators), `creditCard` (13 to 19 digits, optionally grouped by spaces or dashes, that pass the Luhn check), `apiKey` (secrets of known shapes: `sk-…`, `sk_live_…`, `ghp_…`, `github_pat_…`, `xox…-`, `AKIA…`, `AIza…`, Pharos `phk_…` keys and `Bearer` tokens) — or `regex`, a custom regular expression in `pattern` (RE2 syntax, matched in linear time: backreferences and lookaround are not supported). Each match is replaced by `placeholder`. `pattern` is required with `regex` and refused with the built-in detectors; a pattern that does not compile, uses unsupported syntax or matches the empty string is 400 VALIDATION_ERROR.',
+    required: ['detector'],
+    examples: [
+      { detector: 'email', placeholder: '[EMAIL]' },
+      { detector: 'regex', pattern: 'order-[0-9]{6}', placeholder: '[ORDER]' },
+    ],
+  })
+  .openapi('MaskingRule')
+
+export type MaskingRule = z.infer<typeof MaskingRuleSchema>
+
 export type Timestamp = z.infer<typeof TimestampSchema>
 
 export const ProjectSchema = z
@@ -735,18 +766,36 @@ export const ProjectSchema = z
     id: EntityIdSchema,
     title: z.string().min(1).max(50),
     icon: IconSchema,
+    maskingRules: z
+      .array(MaskingRuleSchema)
+      .max(20)
+      .openapi({
+        description:
+          "The project's masking rules, applied in this order to every log write before it is stored; `[]` when none (the default).",
+      }),
+    retentionDays: z
+      .int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .openapi({
+        description:
+          "How many days logs are kept, counted from each trace's `startedAt`; older traces are deleted with their spans by a background job. `null` (the default) keeps logs forever.",
+      }),
     createdAt: TimestampSchema,
     updatedAt: TimestampSchema,
   })
   .openapi({
     description:
       'A project groups prompts, datasets, deployment environments and logs. A workspace owns its projects.',
-    required: ['id', 'title', 'icon', 'createdAt', 'updatedAt'],
+    required: ['id', 'title', 'icon', 'maskingRules', 'retentionDays', 'createdAt', 'updatedAt'],
     examples: [
       {
         id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
         title: 'Support assistant',
         icon: { type: 'emoji', value: '🛟' },
+        maskingRules: [],
+        retentionDays: null,
         createdAt: 1732190400000,
         updatedAt: 1732190400000,
       },
@@ -796,6 +845,8 @@ export const ProjectListSchema = z
             id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
             title: 'Support assistant',
             icon: { type: 'emoji', value: '🛟' },
+            maskingRules: [],
+            retentionDays: null,
             createdAt: 1732190400000,
             updatedAt: 1732190400000,
           },
@@ -898,12 +949,41 @@ export const UpdateProjectRequestSchema = z
   .strictObject({
     title: z.string().min(1).max(50).exactOptional(),
     icon: IconSchema.exactOptional(),
+    maskingRules: z
+      .array(MaskingRuleSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description:
+          "Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR and nothing changes. Rules apply to log writes from then on; logs already stored are not rewritten.",
+      }),
+    retentionDays: z
+      .int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .exactOptional()
+      .openapi({
+        description:
+          'Days to keep logs, at least 1 (less is 400 VALIDATION_ERROR) and at most 3650; `null` keeps them forever.',
+      }),
   })
   .refine((o) => Object.keys(o).length >= 1)
   .openapi({
     description:
       'Partial update of a project: each field given replaces the stored value, omitted fields are kept. At least one field must be given (an empty body is 400 VALIDATION_ERROR).',
-    examples: [{ title: 'Support assistant (EU)' }, { icon: { type: 'emoji', value: '🛟' } }],
+    examples: [
+      { title: 'Support assistant (EU)' },
+      { icon: { type: 'emoji', value: '🛟' } },
+      {
+        maskingRules: [
+          { detector: 'email' },
+          { detector: 'creditCard' },
+          { detector: 'regex', pattern: 'order-[0-9]{6}', placeholder: '[ORDER]' },
+        ],
+        retentionDays: 30,
+      },
+    ],
   })
   .openapi('UpdateProjectRequest')
 
@@ -7615,6 +7695,8 @@ export const getProjectsRoute = createRoute({
                 id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
                 title: 'Support assistant',
                 icon: { type: 'emoji', value: '🛟' },
+                maskingRules: [],
+                retentionDays: null,
                 createdAt: 1732190400000,
                 updatedAt: 1732190400000,
               },
@@ -7666,6 +7748,8 @@ export const postProjectsRoute = createRoute({
             id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
             title: 'Support assistant',
             icon: { type: 'emoji', value: '🛟' },
+            maskingRules: [],
+            retentionDays: null,
             createdAt: 1732190400000,
             updatedAt: 1732190400000,
           },
@@ -7705,6 +7789,8 @@ export const getProjectsProjectIdRoute = createRoute({
             id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
             title: 'Support assistant',
             icon: { type: 'emoji', value: '🛟' },
+            maskingRules: [],
+            retentionDays: null,
             createdAt: 1732190400000,
             updatedAt: 1732190400000,
           },
@@ -7726,7 +7812,7 @@ export const patchProjectsProjectIdRoute = createRoute({
   tags: ['Projects'],
   summary: 'Update a project',
   description:
-    'Changes the title and/or icon of a project and returns it (200). At least one field must be given (an empty body is 400). A key whose role does not allow writes, or that is restricted to other projects, gets 403.',
+    'Changes the title, icon, masking rules and/or retention of a project and returns it (200). At least one field must be given (an empty body is 400). A masking rule that does not compile, uses syntax the linear-time engine does not support or matches the empty string, and a retention below 1 day, are 400 VALIDATION_ERROR with nothing changed. A key whose role does not allow writes, or that is restricted to other projects, gets 403.',
   operationId: 'updateProject',
   request: {
     params: z.object({ projectId: ProjectIdParamsSchema }),
@@ -7755,6 +7841,8 @@ export const patchProjectsProjectIdRoute = createRoute({
             id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
             title: 'Support assistant (EU)',
             icon: { type: 'emoji', value: '🛟' },
+            maskingRules: [],
+            retentionDays: null,
             createdAt: 1732190400000,
             updatedAt: 1732194000000,
           },

@@ -50,7 +50,7 @@ export type paths = {
         head?: never;
         /**
          * Update a project
-         * @description Changes the title and/or icon of a project and returns it (200). At least one field must be given (an empty body is 400). A key whose role does not allow writes, or that is restricted to other projects, gets 403.
+         * @description Changes the title, icon, masking rules and/or retention of a project and returns it (200). At least one field must be given (an empty body is 400). A masking rule that does not compile, uses syntax the linear-time engine does not support or matches the empty string, and a retention below 1 day, are 400 VALIDATION_ERROR with nothing changed. A key whose role does not allow writes, or that is restricted to other projects, gets 403.
          */
         patch: operations["updateProject"];
         trace?: never;
@@ -1538,6 +1538,26 @@ export type components = {
          */
         Icon: components["schemas"]["EmojiIcon"] | components["schemas"]["ImageIcon"];
         /**
+         * @description One masking rule of a project, applied to every log write before it is stored (see "Masking and retention" in the API description). `detector` picks a built-in detector — `email` (e-mail addresses), `phone` (phone numbers written with a leading `+` or with separators), `creditCard` (13 to 19 digits, optionally grouped by spaces or dashes, that pass the Luhn check), `apiKey` (secrets of known shapes: `sk-…`, `sk_live_…`, `ghp_…`, `github_pat_…`, `xox…-`, `AKIA…`, `AIza…`, Pharos `phk_…` keys and `Bearer` tokens) — or `regex`, a custom regular expression in `pattern` (RE2 syntax, matched in linear time: backreferences and lookaround are not supported). Each match is replaced by `placeholder`. `pattern` is required with `regex` and refused with the built-in detectors; a pattern that does not compile, uses unsupported syntax or matches the empty string is 400 VALIDATION_ERROR.
+         * @example {
+         *       "detector": "email",
+         *       "placeholder": "[EMAIL]"
+         *     }
+         * @example {
+         *       "detector": "regex",
+         *       "pattern": "order-[0-9]{6}",
+         *       "placeholder": "[ORDER]"
+         *     }
+         */
+        MaskingRule: {
+            /** @enum {string} */
+            detector: "email" | "phone" | "creditCard" | "apiKey" | "regex";
+            /** @description The regular expression of a `regex` rule (RE2 syntax). */
+            pattern?: string;
+            /** @description What replaces each match. Defaults to `[EMAIL]`, `[PHONE]`, `[CREDIT_CARD]`, `[API_KEY]` or `[REDACTED]` (regex); responses always show it. */
+            placeholder?: string;
+        };
+        /**
          * Format: int64
          * @description Unix time in milliseconds, from 1672511400000 (2022-12-31T18:30:00Z) to 33229420200000 (3022-12-31T18:30:00Z).
          * @example 1732190400000
@@ -1552,6 +1572,8 @@ export type components = {
          *         "type": "emoji",
          *         "value": "🛟"
          *       },
+         *       "maskingRules": [],
+         *       "retentionDays": null,
          *       "createdAt": 1732190400000,
          *       "updatedAt": 1732190400000
          *     }
@@ -1560,6 +1582,10 @@ export type components = {
             id: components["schemas"]["EntityId"];
             title: string;
             icon: components["schemas"]["Icon"];
+            /** @description The project's masking rules, applied in this order to every log write before it is stored; `[]` when none (the default). */
+            maskingRules: components["schemas"]["MaskingRule"][];
+            /** @description How many days logs are kept, counted from each trace's `startedAt`; older traces are deleted with their spans by a background job. `null` (the default) keeps logs forever. */
+            retentionDays: number | null;
             createdAt: components["schemas"]["Timestamp"];
             updatedAt: components["schemas"]["Timestamp"];
         };
@@ -1592,6 +1618,8 @@ export type components = {
          *             "type": "emoji",
          *             "value": "🛟"
          *           },
+         *           "maskingRules": [],
+         *           "retentionDays": null,
          *           "createdAt": 1732190400000,
          *           "updatedAt": 1732190400000
          *         }
@@ -1688,10 +1716,30 @@ export type components = {
          *         "value": "🛟"
          *       }
          *     }
+         * @example {
+         *       "maskingRules": [
+         *         {
+         *           "detector": "email"
+         *         },
+         *         {
+         *           "detector": "creditCard"
+         *         },
+         *         {
+         *           "detector": "regex",
+         *           "pattern": "order-[0-9]{6}",
+         *           "placeholder": "[ORDER]"
+         *         }
+         *       ],
+         *       "retentionDays": 30
+         *     }
          */
         UpdateProjectRequest: {
             title?: string;
             icon?: components["schemas"]["Icon"];
+            /** @description Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR and nothing changes. Rules apply to log writes from then on; logs already stored are not rewritten. */
+            maskingRules?: components["schemas"]["MaskingRule"][];
+            /** @description Days to keep logs, at least 1 (less is 400 VALIDATION_ERROR) and at most 3650; `null` keeps them forever. */
+            retentionDays?: number | null;
         };
         /**
          * @description A named target a prompt is deployed to (for example `Production` or `Staging`). Environments belong to a project and are shared by all its prompts; each environment has at most one latest deployment per prompt.
@@ -7039,6 +7087,8 @@ export interface operations {
                      *             "type": "emoji",
                      *             "value": "🛟"
                      *           },
+                     *           "maskingRules": [],
+                     *           "retentionDays": null,
                      *           "createdAt": 1732190400000,
                      *           "updatedAt": 1732190400000
                      *         }
@@ -7100,6 +7150,8 @@ export interface operations {
                      *         "type": "emoji",
                      *         "value": "🛟"
                      *       },
+                     *       "maskingRules": [],
+                     *       "retentionDays": null,
                      *       "createdAt": 1732190400000,
                      *       "updatedAt": 1732190400000
                      *     }
@@ -7147,6 +7199,8 @@ export interface operations {
                      *         "type": "emoji",
                      *         "value": "🛟"
                      *       },
+                     *       "maskingRules": [],
+                     *       "retentionDays": null,
                      *       "createdAt": 1732190400000,
                      *       "updatedAt": 1732190400000
                      *     }
@@ -7203,6 +7257,8 @@ export interface operations {
                      *         "type": "emoji",
                      *         "value": "🛟"
                      *       },
+                     *       "maskingRules": [],
+                     *       "retentionDays": null,
                      *       "createdAt": 1732190400000,
                      *       "updatedAt": 1732194000000
                      *     }

@@ -36,6 +36,8 @@ export async function createProjectForWorkspace(ctx: AdminContext, workspaceId: 
     workspaceId,
     title,
     icon: toJson({ type: "emoji", value: "📁" }),
+    maskingRules: "[]",
+    retentionDays: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -3,6 +3,7 @@ import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../error
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
+import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
@@ -41,8 +42,9 @@ async function findTrace(
  * committed.
  */
 export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLogSpan">): Promise<CreateLogSpanResult> {
-  const { projectId: requestedProjectId, span, ...unread } = body;
+  const { projectId: requestedProjectId, span: givenSpan, ...unread } = body;
   unread satisfies Unread;
+  let span = givenSpan;
   const issues: ErrorDetail[] = [];
   // 1. The trace is named by traceId or traceReferenceId.
   const named = span.traceId !== undefined || span.traceReferenceId !== undefined;
@@ -51,7 +53,7 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
   if (!(span.startedAt < span.endedAt)) {
     issues.push({ field: "span.endedAt", issue: "must be after the span's startedAt" });
   }
-  const content = checkContent(span.content, "span.content", issues);
+  let content = checkContent(span.content, "span.content", issues);
 
   const target = await resolveWriteTarget(ctx, requestedProjectId, [
     { field: "span", promptId: span.promptId, deploymentId: span.deploymentId },
@@ -64,6 +66,12 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
   if (target.failure || target.projectId === undefined) throw target.failure;
   if (traceId === undefined || content === undefined) throw notFound("Trace");
   const projectId = target.projectId;
+  // Masked before the row is built from them: nothing unmasked reaches the database.
+  if (target.masker) {
+    span = maskSpanInput(target.masker, span);
+    content = maskContent(target.masker, content);
+    if (content.tooLarge) throw contentTooLarge("span.content");
+  }
 
   const now = ctx.now();
   const row = toSpanRow(

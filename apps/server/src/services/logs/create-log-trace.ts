@@ -3,6 +3,7 @@ import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
+import { maskContent, maskSpanInput, maskTraceInput } from "../masking/mask-logs.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   type AttributeRow,
@@ -74,12 +75,13 @@ export async function createLogTrace(
   ctx: ServiceContext,
   body: BodyOf<"createLogTrace">,
 ): Promise<CreateLogTraceResult> {
-  const { projectId: requestedProjectId, trace, spans: givenSpans, ...unread } = body;
+  const { projectId: requestedProjectId, trace: givenTrace, spans: givenSpans, ...unread } = body;
   unread satisfies Unread;
-  const spans = givenSpans ?? [];
+  let trace = givenTrace;
+  let spans = givenSpans ?? [];
   const issues: ErrorDetail[] = [];
   checkTraceRules(trace, spans, issues);
-  const contents = spans.map((span, index) => checkContent(span.content, `spans.${index}.content`, issues));
+  let contents = spans.map((span, index) => checkContent(span.content, `spans.${index}.content`, issues));
 
   const target = await resolveWriteTarget(
     ctx,
@@ -91,6 +93,15 @@ export async function createLogTrace(
   if (oversized >= 0) throw contentTooLarge(`spans.${oversized}.content`);
   if (target.failure || target.projectId === undefined) throw target.failure;
   const projectId = target.projectId;
+  // Masked before any row is built from them: nothing unmasked reaches the database.
+  const masker = target.masker;
+  if (masker) {
+    trace = maskTraceInput(masker, trace);
+    spans = spans.map((span) => maskSpanInput(masker, span));
+    contents = contents.map((content) => content && maskContent(masker, content));
+    const grown = contents.findIndex((content) => content?.tooLarge);
+    if (grown >= 0) throw contentTooLarge(`spans.${grown}.content`);
+  }
 
   const now = ctx.now();
   const traceId = ctx.newId("trace");

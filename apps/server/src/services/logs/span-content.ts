@@ -33,7 +33,7 @@ export interface CheckedContent {
 
 /** Fields holding JSON text, by content type; every other type (Function … Other, custom) has input and output. */
 const JSON_TEXT_FIELDS = new Map<string, readonly string[]>([["ModelStream", ["input", "aggregateOutput"]]]);
-const jsonTextFieldsOf = (type: string) => JSON_TEXT_FIELDS.get(type) ?? ["input", "output"];
+export const jsonTextFieldsOf = (type: string) => JSON_TEXT_FIELDS.get(type) ?? ["input", "output"];
 
 /** The schema of each built-in type; any other `type` is a custom kind. */
 const BUILT_IN_SCHEMAS = new Map<

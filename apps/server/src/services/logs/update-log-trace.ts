@@ -1,6 +1,8 @@
 import { type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import { maskTraceUpdate } from "../masking/mask-logs.ts";
+import { maskerOf } from "../masking/masking-rules.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { requireProject } from "../projects/project.ts";
 import { type Attributes, attributeRow, tagRow } from "./log-rows.ts";
@@ -15,7 +17,7 @@ const MAX_TAGS = 100;
  * batch; keeps latency, updatedAt and the indexed attribute and tag rows in step; answers once committed.
  */
 export async function updateLogTrace(ctx: ServiceContext, body: BodyOf<"updateLogTrace">): Promise<{ success: true }> {
-  const { projectId, traceId: givenTraceId, referenceId: givenReferenceId, logTrace: changes, ...unread } = body;
+  const { projectId, traceId: givenTraceId, referenceId: givenReferenceId, logTrace: givenChanges, ...unread } = body;
   unread satisfies Unread;
   // `null` counts as absent.
   const traceId = givenTraceId ?? undefined;
@@ -24,6 +26,9 @@ export async function updateLogTrace(ctx: ServiceContext, body: BodyOf<"updateLo
     failIfInvalid([{ field: "traceId", issue: "exactly one of traceId and referenceId is required" }]);
   }
   const project = await requireProject(ctx, projectId);
+  // Attribute values and tags are masked like those of the write that created the trace.
+  const masker = maskerOf(project.maskingRules);
+  const changes = masker ? maskTraceUpdate(masker, givenChanges) : givenChanges;
   const now = ctx.now();
 
   await ctx.logWrites.submit(async (db) => {

@@ -6,6 +6,7 @@
  */
 import { type ApiError, type ErrorDetail, notFound, tooLarge } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
+import { type Masker, maskerOf } from "../masking/masking-rules.ts";
 import { projectAccessFailure } from "../projects/project.ts";
 import { MAX_CONTENT_BYTES } from "./span-content.ts";
 
@@ -22,6 +23,8 @@ export interface SpanReferences {
 export interface WriteTarget {
   /** The project, when it exists in the workspace and the key may use it. */
   projectId: string | undefined;
+  /** The project's masking rules, which the write applies before storing anything; undefined when none. */
+  masker?: Masker | undefined;
   /** 400s found in the database: a deployment of another prompt than the span's. */
   issues: ErrorDetail[];
   /** The 403/404 to answer once the request is known to be valid and not too large. */
@@ -39,7 +42,11 @@ export async function resolveWriteTarget(
 ): Promise<WriteTarget> {
   // Every log write names its project: read from the cache, and judged here for the caller's workspace.
   const project = await ctx.cache.get(JSON.stringify(["project", projectId]), () =>
-    ctx.db.selectFrom("projects").select(["id", "workspaceId"]).where("id", "=", projectId).executeTakeFirst(),
+    ctx.db
+      .selectFrom("projects")
+      .select(["id", "workspaceId", "maskingRules"])
+      .where("id", "=", projectId)
+      .executeTakeFirst(),
   );
   const refused = projectAccessFailure(ctx, project);
   if (refused || project === undefined) return { projectId: undefined, issues: [], failure: refused };
@@ -84,5 +91,5 @@ export async function resolveWriteTarget(
       issues.push({ field: `${span.field}.deploymentId`, issue: "must be a deployment of the span's promptId" });
     }
   }
-  return { projectId: project.id, issues, failure };
+  return { projectId: project.id, masker: maskerOf(project.maskingRules), issues, failure };
 }

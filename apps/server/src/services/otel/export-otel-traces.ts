@@ -27,6 +27,8 @@ import {
 } from "../logs/log-rows.ts";
 import { approximateBytes, type Inserts } from "../logs/write-batcher.ts";
 import { resolveWriteTarget } from "../logs/write-checks.ts";
+import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
+import type { Masker } from "../masking/masking-rules.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
 
 export interface ExportOtelTracesInput {
@@ -70,10 +72,12 @@ export async function exportOtelTraces(
     return projectId;
   });
   // 2. Each project exists in the workspace and the key may write to it (404 / 403 as for POST /logs/trace).
+  const maskers = new Map<string, Masker | undefined>();
   for (const projectId of new Set(projects)) {
     if (projectId === undefined) continue;
     const target = await resolveWriteTarget(ctx, projectId, []);
     if (target.failure || target.projectId === undefined) throw target.failure;
+    maskers.set(projectId, target.masker);
   }
 
   // 3. Map the spans, grouped by project and trace; spans that cannot be stored are rejected one by one.
@@ -94,7 +98,13 @@ export async function exportOtelTraces(
         }
         const key = `${projectId}\n${span.traceId}`;
         const group = groups.get(key) ?? { projectId, traceReference: span.traceId, spans: [] };
-        group.spans.push({ ...mapSpan(span, resourceSpans.resource, scopeSpans.scope), id: ctx.newId("span") });
+        const mapped = mapSpan(span, resourceSpans.resource, scopeSpans.scope);
+        // Masked before any row is built from it: nothing unmasked reaches the database.
+        const masker = maskers.get(projectId);
+        const stored = masker
+          ? { input: maskSpanInput(masker, mapped.input), content: maskContent(masker, mapped.content) }
+          : mapped;
+        group.spans.push({ ...stored, id: ctx.newId("span") });
         groups.set(key, group);
       });
     });

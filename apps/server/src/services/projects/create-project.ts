@@ -12,6 +12,8 @@ export async function createProject(ctx: ServiceContext, body: BodyOf<"createPro
     workspaceId: ctx.principal.workspaceId,
     title,
     icon: toJson(icon ?? DEFAULT_PROJECT_ICON),
+    maskingRules: "[]",
+    retentionDays: null,
     createdAt: now,
     updatedAt: now,
   };

@@ -4,6 +4,7 @@ import { type ApiError, forbidden, notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
+import { type MaskingRule, withPlaceholders } from "../masking/masking-rules.ts";
 
 export type Project = schemas.Project;
 export type Icon = schemas.Icon;
@@ -15,6 +16,8 @@ export function toProject(row: Database["projects"]): Project {
     id: row.id,
     title: row.title,
     icon: fromJson<Icon>(row.icon),
+    maskingRules: withPlaceholders(fromJson<MaskingRule[]>(row.maskingRules)),
+    retentionDays: row.retentionDays,
     createdAt: row.createdAt,
     updatedAt: row.updatedAt,
   };

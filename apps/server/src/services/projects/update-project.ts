@@ -1,5 +1,7 @@
+import { failIfInvalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import { checkMaskingRules } from "../masking/masking-rules.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { type Project, requireProject, toProject } from "./project.ts";
 
@@ -8,13 +10,17 @@ export function updateProject(
   { projectId }: PathOf<"updateProject">,
   body: BodyOf<"updateProject">,
 ): Promise<Project> {
-  const { title, icon, ...unread } = body;
+  const { title, icon, maskingRules, retentionDays, ...unread } = body;
   unread satisfies Unread;
+  // Every rule is checked before anything is saved (the schema bounds retentionDays to 1..3650 days).
+  if (maskingRules !== undefined) failIfInvalid(checkMaskingRules(maskingRules, "maskingRules"));
   return inTransaction(ctx, async (tx) => {
     const project = await requireProject(tx, projectId);
     const changes = {
       ...(title !== undefined && { title }),
       ...(icon !== undefined && { icon: toJson(icon) }),
+      ...(maskingRules !== undefined && { maskingRules: toJson(maskingRules) }),
+      ...(retentionDays !== undefined && { retentionDays }),
       updatedAt: tx.now(),
     };
     await tx.db.updateTable("projects").set(changes).where("id", "=", project.id).execute();

@@ -1,0 +1,171 @@
+/**
+ * Log retention (ADR 0019): the traces of a project with `retentionDays` whose `startedAt` is older than that
+ * many days go, with their spans and the attribute and tag rows of both, in small batches — each its own short
+ * transaction — so that log writes and searches keep going between them (on SQLite a batch holds the write
+ * lock only for its own few statements). Batches lock their traces `FOR UPDATE SKIP LOCKED`, so sweepers on
+ * several replicas take different traces, and a trace a write is adding a span to at that moment is left for
+ * the next pass.
+ */
+import type { Kysely } from "kysely";
+import type { Database } from "../../store/schema.ts";
+import type { Store } from "../../store/store.ts";
+import { fromJson } from "../json.ts";
+
+export const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** A batch takes traces, oldest first, until they hold this many spans (and at most MAX_TRACES_PER_BATCH). */
+const SPANS_PER_BATCH = 1000;
+const MAX_TRACES_PER_BATCH = 200;
+/** Ids per `in (…)` list: far below every database's bound on parameters. */
+const IDS_PER_STATEMENT = 500;
+
+export interface RetentionOptions {
+  store: Store;
+  now: number;
+  /** Batches a pass runs at most (across projects), so that a pass ends; the rest waits for the next. */
+  maxBatches?: number;
+  /** Awaited between batches: where the sweeper lets other work in. */
+  pause?: () => Promise<void>;
+}
+
+export interface RetentionResult {
+  traces: number;
+  spans: number;
+  /** Whether expired traces may remain (the pass stopped at maxBatches). */
+  more: boolean;
+}
+
+/** One pass over every project with a retention: deletes what expired, in batches. */
+export async function deleteExpiredLogs(options: RetentionOptions): Promise<RetentionResult> {
+  const { store, now, maxBatches = 100, pause } = options;
+  const projects = await store.db
+    .selectFrom("projects")
+    .select(["id", "retentionDays"])
+    .where("retentionDays", "is not", null)
+    .orderBy("id")
+    .execute();
+  const result: RetentionResult = { traces: 0, spans: 0, more: false };
+  let batches = 0;
+  for (const project of projects) {
+    const cutoff = now - (project.retentionDays as number) * DAY_MS;
+    for (;;) {
+      if (batches >= maxBatches) return { ...result, more: true };
+      const deleted = await store.transaction(store.db, (trx) => deleteBatch(store, trx, project.id, cutoff));
+      batches += 1;
+      result.traces += deleted.traces;
+      result.spans += deleted.spans;
+      if (deleted.traces === 0) break;
+      await pause?.();
+    }
+  }
+  return result;
+}
+
+interface Owner {
+  id: string;
+  startedAt: number;
+  attributes: string;
+  tags: string;
+}
+
+/** Deletes one batch of the project's traces that started before `cutoff`; answers what it deleted. */
+async function deleteBatch(
+  store: Store,
+  trx: Kysely<Database>,
+  projectId: string,
+  cutoff: number,
+): Promise<{ traces: number; spans: number }> {
+  const candidates = await store.sql.locks
+    .forUpdateSkipLocked(
+      trx
+        .selectFrom("logTraces")
+        .select(["id", "startedAt", "attributes", "tags", "spanIds"])
+        .where("projectId", "=", projectId)
+        .where("startedAt", "<", cutoff)
+        .orderBy("startedAt")
+        .orderBy("id")
+        .limit(MAX_TRACES_PER_BATCH),
+    )
+    .execute();
+  const traces: Owner[] = [];
+  let spanCount = 0;
+  for (const trace of candidates) {
+    if (traces.length > 0 && spanCount >= SPANS_PER_BATCH) break;
+    traces.push(trace);
+    spanCount += fromJson<string[]>(trace.spanIds).length;
+  }
+  if (traces.length === 0) return { traces: 0, spans: 0 };
+  const traceIds = traces.map((trace) => trace.id);
+
+  const spans: Owner[] = [];
+  for (const ids of chunks(traceIds)) {
+    spans.push(
+      ...(await trx
+        .selectFrom("logSpans")
+        .select(["id", "startedAt", "attributes", "tags"])
+        .where("traceId", "in", ids)
+        .execute()),
+    );
+  }
+  await deleteSideRows(trx, projectId, "span", spans);
+  await deleteSideRows(trx, projectId, "trace", traces);
+  for (const ids of chunks(traceIds)) {
+    await trx.deleteFrom("logSpans").where("traceId", "in", ids).execute();
+    await trx.deleteFrom("logTraces").where("id", "in", ids).execute();
+  }
+  return { traces: traces.length, spans: spans.length };
+}
+
+/**
+ * The attribute and tag rows of `owners`, found by their key — (projectId, ownerKind, key | tag, startedAt,
+ * ownerId), migration 0006 — from the keys and tags the owners' rows list and the time range they span, so
+ * each delete reads only index entries of the batch's keys in the batch's time range.
+ */
+async function deleteSideRows(
+  trx: Kysely<Database>,
+  projectId: string,
+  ownerKind: "trace" | "span",
+  owners: readonly Owner[],
+): Promise<void> {
+  if (owners.length === 0) return;
+  const keys = new Set<string>();
+  const tags = new Set<string>();
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
+  for (const owner of owners) {
+    for (const key of Object.keys(fromJson<Record<string, unknown>>(owner.attributes))) keys.add(key);
+    for (const tag of fromJson<string[]>(owner.tags)) tags.add(tag);
+    from = Math.min(from, owner.startedAt);
+    to = Math.max(to, owner.startedAt);
+  }
+  for (const ownerIds of chunks(owners.map((owner) => owner.id))) {
+    for (const names of chunks([...keys])) {
+      await trx
+        .deleteFrom("logAttributes")
+        .where("projectId", "=", projectId)
+        .where("ownerKind", "=", ownerKind)
+        .where("key", "in", names)
+        .where("startedAt", ">=", from)
+        .where("startedAt", "<=", to)
+        .where("ownerId", "in", ownerIds)
+        .execute();
+    }
+    for (const names of chunks([...tags])) {
+      await trx
+        .deleteFrom("logTags")
+        .where("projectId", "=", projectId)
+        .where("ownerKind", "=", ownerKind)
+        .where("tag", "in", names)
+        .where("startedAt", ">=", from)
+        .where("startedAt", "<=", to)
+        .where("ownerId", "in", ownerIds)
+        .execute();
+    }
+  }
+}
+
+function chunks<T>(items: readonly T[]): T[][] {
+  const out: T[][] = [];
+  for (let at = 0; at < items.length; at += IDS_PER_STATEMENT) out.push(items.slice(at, at + IDS_PER_STATEMENT));
+  return out;
+}

@@ -1,0 +1,70 @@
+/**
+ * The retention sweeper (ADR 0019): a loop in every server process that deletes expired logs
+ * (services/retention/delete-expired-logs.ts) about once a minute. Replicas sweep side by side without
+ * coordination: each batch locks the traces it deletes and skips those another holds.
+ */
+import pino, { type Logger } from "pino";
+import { deleteExpiredLogs } from "../services/retention/delete-expired-logs.ts";
+import type { Store } from "../store/store.ts";
+import { Wakeup } from "./wakeup.ts";
+
+export interface RetentionSweeperOptions {
+  store: Store;
+  now: () => number;
+  /** Default: silent. */
+  logger?: Logger;
+  /** Time between passes when the last one finished everything. */
+  intervalMs?: number;
+}
+
+const DEFAULT_INTERVAL_MS = 60_000;
+
+export class RetentionSweeper {
+  private running: Promise<void> | undefined;
+  private stopping = false;
+  private readonly wakeup = new Wakeup();
+  private readonly logger: Logger;
+
+  constructor(private readonly options: RetentionSweeperOptions) {
+    this.logger = options.logger ?? pino({ level: "silent" });
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** Stops after the batch in progress (each batch is one short transaction). */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.wakeup.wake();
+    await this.running;
+  }
+
+  /** One pass, to its end; the loop runs it, tests call it with their clock. */
+  async sweep(): Promise<{ traces: number; spans: number }> {
+    let total = { traces: 0, spans: 0 };
+    for (;;) {
+      const pass = await deleteExpiredLogs({
+        store: this.options.store,
+        now: this.options.now(),
+        // Between batches the event loop serves requests: deletion never holds the database for long.
+        pause: () => new Promise((resolve) => setImmediate(resolve)),
+      });
+      total = { traces: total.traces + pass.traces, spans: total.spans + pass.spans };
+      if (!pass.more || this.stopping) return total;
+    }
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.stopping) {
+      try {
+        const deleted = await this.sweep();
+        if (deleted.traces > 0) this.logger.info(deleted, "retention: deleted expired traces and their spans");
+      } catch (error) {
+        this.logger.error({ err: error }, "deleting expired logs failed; retrying at the next pass");
+      }
+      if (this.stopping) break;
+      await this.wakeup.wait(this.options.intervalMs ?? DEFAULT_INTERVAL_MS);
+    }
+  }
+}
