@@ -110,6 +110,8 @@ async function deleteBatch(
   await deleteSideRows(trx, projectId, "span", spans);
   await deleteSideRows(trx, projectId, "trace", traces);
   for (const ids of chunks(traceIds)) {
+    // Scores go with their trace or span (foreign keys); live spans' grading rows have no key to cascade on.
+    await trx.deleteFrom("onlineEvaluations").where("traceId", "in", ids).execute();
     await trx.deleteFrom("logSpans").where("traceId", "in", ids).execute();
     await trx.deleteFrom("logTraces").where("id", "in", ids).execute();
   }
