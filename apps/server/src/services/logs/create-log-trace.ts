@@ -2,8 +2,8 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
-import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import { maskContent, maskSpanInput, maskTraceInput } from "../masking/mask-logs.ts";
+import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   type AttributeRow,
