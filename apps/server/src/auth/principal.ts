@@ -23,6 +23,9 @@ const ACCESS = {
   updateProject: "write",
   listDeploymentEnvironments: "read",
   createDeploymentEnvironment: "write",
+  listSessions: "read",
+  listSessionTraces: "read",
+  listUsers: "read",
   // Webhook endpoints hold a signing secret and custom headers and send the project's events out: full keys only.
   listWebhooks: "write",
   createWebhook: "write",

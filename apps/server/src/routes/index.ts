@@ -8,11 +8,13 @@ import { modelRoutes } from "./models/index.ts";
 import { projectRoutes } from "./projects/index.ts";
 import { promptRoutes } from "./prompts/index.ts";
 import { providerRoutes } from "./providers/index.ts";
+import { sessionRoutes } from "./sessions/index.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
 
 /** Every implemented operation, registered in spec order (area by area, as the spec's tags run). */
 export const routeDefinitions: readonly RouteDefinition[] = [
   ...projectRoutes,
+  ...sessionRoutes,
   ...webhookRoutes,
   ...promptRoutes,
   ...deploymentRoutes,

@@ -909,6 +909,233 @@ export type CreateDeploymentEnvironmentRequest = z.infer<
   typeof CreateDeploymentEnvironmentRequestSchema
 >
 
+export const LogGroupTotalsSchema = z
+  .strictObject({
+    id: z.string().min(1).max(128),
+    firstSeenAt: TimestampSchema.openapi({
+      description: 'The earliest `startedAt` of its traces.',
+    }),
+    lastSeenAt: TimestampSchema.openapi({ description: 'The latest `startedAt` of its traces.' }),
+    traceCount: z.int().min(1),
+    errorCount: z.int().min(0).openapi({ description: 'Its traces whose status is `failure`.' }),
+    totalCost: z
+      .number()
+      .min(0)
+      .openapi({ description: "Sum of its traces' `totalCost`, in US dollars." }),
+    totalInputTokens: z.number().min(0),
+    totalOutputTokens: z.number().min(0),
+  })
+  .openapi({
+    description:
+      "One session or one end user of a project with the totals of its traces, computed from the stored traces when the list is read (exact under every write, span additions and status changes included). `id` is the trace's `sessionId` (sessions) or `userId` (users). Seen times are trace `startedAt` values; an error is a trace whose status is `failure`; cost and tokens are the sums of the traces' aggregates (`totalCost`, `totalInputTokens`, `totalOutputTokens`).",
+    required: [
+      'id',
+      'firstSeenAt',
+      'lastSeenAt',
+      'traceCount',
+      'errorCount',
+      'totalCost',
+      'totalInputTokens',
+      'totalOutputTokens',
+    ],
+    examples: [
+      {
+        id: 'sess-42',
+        firstSeenAt: 1732190400000,
+        lastSeenAt: 1732190460000,
+        traceCount: 3,
+        errorCount: 1,
+        totalCost: 0.000063,
+        totalInputTokens: 36,
+        totalOutputTokens: 15,
+      },
+    ],
+  })
+  .openapi('LogGroupTotals')
+
+export type LogGroupTotals = z.infer<typeof LogGroupTotalsSchema>
+
+export const LogSessionListSchema = z
+  .strictObject({ sessions: z.array(LogGroupTotalsSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: "One page of a project's sessions with their totals.",
+    required: ['sessions', 'pagination'],
+    examples: [
+      { sessions: [], pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null } },
+    ],
+  })
+  .openapi('LogSessionList')
+
+export type LogSessionList = z.infer<typeof LogSessionListSchema>
+
+export const LogStatusSchema = z
+  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
+  .openapi({
+    description:
+      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
+    examples: ['failure'],
+  })
+  .openapi('LogStatus')
+
+export type LogStatus = z.infer<typeof LogStatusSchema>
+
+export const LogAttributesSchema = z
+  .record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]))
+  .refine(...recordWithin({
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    })).openapi({
+    description:
+      'Free key/value metadata of a trace or span: at most 100 keys of 1 to 256 characters (dotted names such as `user.plan` are plain keys, not paths); each value is a string of at most 4,096 characters, a finite number or a boolean. Values keep their JSON type, which matters for `attributes` search filters (`"1"` and `1` differ). More than 100 keys is 400 VALIDATION_ERROR.',
+    examples: [{ 'user.plan': 'pro', retries: 2, cached: false }],
+    ...{
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    },
+  })
+  .openapi('LogAttributes')
+
+export type LogAttributes = z.infer<typeof LogAttributesSchema>
+
+export const LogTagsSchema = z
+  .array(z.string().min(1).max(128))
+  .max(100)
+  .openapi({
+    description:
+      'Labels of a trace or span: at most 100 tags of 1 to 128 characters, compared exactly (case-sensitive). A tag given twice is stored once, in order of first appearance.',
+    examples: [['production', 'checkout']],
+  })
+  .openapi('LogTags')
+
+export type LogTags = z.infer<typeof LogTagsSchema>
+
+export const LogTraceSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(256),
+    status: LogStatusSchema,
+    startedAt: TimestampSchema,
+    endedAt: TimestampSchema.openapi({
+      description:
+        'End of the trace (the server time of creation when the client did not give one).',
+    }),
+    latency: z.number().min(0).openapi({ description: '`endedAt − startedAt`, in milliseconds.' }),
+    referenceId: z.string().max(128).nullable(),
+    sessionId: z.string().max(128).nullable(),
+    userId: z
+      .string()
+      .max(128)
+      .nullable()
+      .openapi({
+        description: 'The end user of the application the trace served; `null` when not given.',
+      }),
+    attributes: LogAttributesSchema,
+    tags: LogTagsSchema,
+    totalCost: z
+      .number()
+      .min(0)
+      .openapi({
+        description:
+          "Sum of the `cost` of the trace's Model spans, in US dollars; 0 when none has one.",
+      }),
+    totalInputTokens: z
+      .number()
+      .min(0)
+      .openapi({
+        description:
+          "Sum of `output.tokenUsage.promptTokens` of the trace's Model spans (platform form only); 0 when none.",
+      }),
+    totalOutputTokens: z
+      .number()
+      .min(0)
+      .openapi({
+        description:
+          "Sum of `output.tokenUsage.completionTokens` of the trace's Model spans (platform form only); 0 when none.",
+      }),
+    spanIds: z
+      .array(EntityIdSchema)
+      .max(10000)
+      .openapi({
+        description:
+          "Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans).",
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`, `userId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.',
+    required: [
+      'id',
+      'name',
+      'status',
+      'startedAt',
+      'endedAt',
+      'latency',
+      'referenceId',
+      'sessionId',
+      'userId',
+      'attributes',
+      'tags',
+      'totalCost',
+      'totalInputTokens',
+      'totalOutputTokens',
+      'spanIds',
+      'createdAt',
+      'updatedAt',
+    ],
+    examples: [
+      {
+        id: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+        name: 'support-chat',
+        status: 'success',
+        startedAt: 1732190400000,
+        endedAt: 1732190402000,
+        latency: 2000,
+        referenceId: 'req-7f3a2c',
+        sessionId: null,
+        userId: null,
+        attributes: { 'user.plan': 'pro' },
+        tags: ['production'],
+        totalCost: 0.000021,
+        totalInputTokens: 12,
+        totalOutputTokens: 5,
+        spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
+        createdAt: 1732190402100,
+        updatedAt: 1732190402100,
+      },
+    ],
+  })
+  .openapi('LogTrace')
+
+export type LogTrace = z.infer<typeof LogTraceSchema>
+
+export const LogTraceListSchema = z
+  .strictObject({ pagination: PaginationSchema, traces: z.array(LogTraceSchema).max(200) })
+  .openapi({
+    description: 'One page of traces.',
+    required: ['pagination', 'traces'],
+    examples: [
+      { pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null }, traces: [] },
+    ],
+  })
+  .openapi('LogTraceList')
+
+export type LogTraceList = z.infer<typeof LogTraceListSchema>
+
+export const LogUserListSchema = z
+  .strictObject({ users: z.array(LogGroupTotalsSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: 'One page of the end users of a project with their totals.',
+    required: ['users', 'pagination'],
+    examples: [
+      { users: [], pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null } },
+    ],
+  })
+  .openapi('LogUserList')
+
+export type LogUserList = z.infer<typeof LogUserListSchema>
+
 export const WebhookEventTypeSchema = z
   .enum(['create-deployment', 'evaluation-run-finished'])
   .openapi({
@@ -3566,36 +3793,6 @@ export const TraceStatusInputSchema = z
 
 export type TraceStatusInput = z.infer<typeof TraceStatusInputSchema>
 
-export const LogAttributesSchema = z
-  .record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]))
-  .refine(...recordWithin({
-      maxProperties: 100,
-      propertyNames: { minLength: 1, maxLength: 256 },
-    })).openapi({
-    description:
-      'Free key/value metadata of a trace or span: at most 100 keys of 1 to 256 characters (dotted names such as `user.plan` are plain keys, not paths); each value is a string of at most 4,096 characters, a finite number or a boolean. Values keep their JSON type, which matters for `attributes` search filters (`"1"` and `1` differ). More than 100 keys is 400 VALIDATION_ERROR.',
-    examples: [{ 'user.plan': 'pro', retries: 2, cached: false }],
-    ...{
-      maxProperties: 100,
-      propertyNames: { minLength: 1, maxLength: 256 },
-    },
-  })
-  .openapi('LogAttributes')
-
-export type LogAttributes = z.infer<typeof LogAttributesSchema>
-
-export const LogTagsSchema = z
-  .array(z.string().min(1).max(128))
-  .max(100)
-  .openapi({
-    description:
-      'Labels of a trace or span: at most 100 tags of 1 to 128 characters, compared exactly (case-sensitive). A tag given twice is stored once, in order of first appearance.',
-    examples: [['production', 'checkout']],
-  })
-  .openapi('LogTags')
-
-export type LogTags = z.infer<typeof LogTagsSchema>
-
 export const LogTraceInputSchema = z
   .strictObject({
     name: z
@@ -3624,6 +3821,15 @@ export const LogTraceInputSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Client-chosen id of the user session the execution belongs to.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({
+        description:
+          'Client-chosen id of the end user of the application the execution served (not a Pharos user). Sessions and users are listed with their totals by GET /projects/{projectId}/sessions and /users.',
+      }),
     attributes: LogAttributesSchema.exactOptional(),
     tags: LogTagsSchema.exactOptional(),
   })
@@ -3639,6 +3845,7 @@ export const LogTraceInputSchema = z
         endedAt: 1732190402000,
         referenceId: 'req-7f3a2c',
         sessionId: 'sess-42',
+        userId: 'user-7',
         attributes: { 'user.plan': 'pro' },
         tags: ['production'],
       },
@@ -4386,20 +4593,9 @@ export const CreateLogSpanResponseSchema = z
 
 export type CreateLogSpanResponse = z.infer<typeof CreateLogSpanResponseSchema>
 
-export const LogStatusSchema = z
-  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
-  .openapi({
-    description:
-      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
-    examples: ['failure'],
-  })
-  .openapi('LogStatus')
-
-export type LogStatus = z.infer<typeof LogStatusSchema>
-
 export const LogTextValueFilterSchema = z
   .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    column: z.enum(['name', 'sessionId', 'userId', 'referenceId', 'contentType']),
     operator: z.enum(['equals', 'not-equals', 'contains', 'not-contains']),
     value: z.string().min(1).max(256),
     type: z
@@ -4423,7 +4619,7 @@ export type LogTextValueFilter = z.infer<typeof LogTextValueFilterSchema>
 
 export const LogTextListFilterSchema = z
   .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    column: z.enum(['name', 'sessionId', 'userId', 'referenceId', 'contentType']),
     operator: z.enum(['in', 'not-in']),
     value: z.array(z.string().min(1).max(256)).min(1).max(100),
     type: z
@@ -4447,7 +4643,7 @@ export type LogTextListFilter = z.infer<typeof LogTextListFilterSchema>
 
 export const LogTextExistsFilterSchema = z
   .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    column: z.enum(['name', 'sessionId', 'userId', 'referenceId', 'contentType']),
     operator: z.literal('exists'),
     value: z.boolean(),
     type: z
@@ -4473,7 +4669,7 @@ export const LogTextFilterSchema = z
   .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
   .openapi({
     description:
-      'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
+      'Filter on a text column (`name`, `sessionId`, `userId`, `referenceId`, `contentType`), discriminated by `operator`.',
     examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
   })
   .openapi('LogTextFilter')
@@ -4825,7 +5021,7 @@ export const LogFilterSchema = z
   ])
   .openapi({
     description:
-      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
+      "One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `userId` | same as `name` | same | trace `userId` | `userId` of the span's trace |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n",
     examples: [
       { column: 'status', operator: 'equals', value: 'failure' },
       { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
@@ -4887,6 +5083,12 @@ export const SearchLogTracesRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact trace `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `userId`.' }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -4931,111 +5133,6 @@ export const SearchLogTracesRequestSchema = z
 
 export type SearchLogTracesRequest = z.infer<typeof SearchLogTracesRequestSchema>
 
-export const LogTraceSchema = z
-  .strictObject({
-    id: EntityIdSchema,
-    name: z.string().min(1).max(256),
-    status: LogStatusSchema,
-    startedAt: TimestampSchema,
-    endedAt: TimestampSchema.openapi({
-      description:
-        'End of the trace (the server time of creation when the client did not give one).',
-    }),
-    latency: z.number().min(0).openapi({ description: '`endedAt − startedAt`, in milliseconds.' }),
-    referenceId: z.string().max(128).nullable(),
-    sessionId: z.string().max(128).nullable(),
-    attributes: LogAttributesSchema,
-    tags: LogTagsSchema,
-    totalCost: z
-      .number()
-      .min(0)
-      .openapi({
-        description:
-          "Sum of the `cost` of the trace's Model spans, in US dollars; 0 when none has one.",
-      }),
-    totalInputTokens: z
-      .number()
-      .min(0)
-      .openapi({
-        description:
-          "Sum of `output.tokenUsage.promptTokens` of the trace's Model spans (platform form only); 0 when none.",
-      }),
-    totalOutputTokens: z
-      .number()
-      .min(0)
-      .openapi({
-        description:
-          "Sum of `output.tokenUsage.completionTokens` of the trace's Model spans (platform form only); 0 when none.",
-      }),
-    spanIds: z
-      .array(EntityIdSchema)
-      .max(10000)
-      .openapi({
-        description:
-          "Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans).",
-      }),
-    createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
-  })
-  .openapi({
-    description:
-      'A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.',
-    required: [
-      'id',
-      'name',
-      'status',
-      'startedAt',
-      'endedAt',
-      'latency',
-      'referenceId',
-      'sessionId',
-      'attributes',
-      'tags',
-      'totalCost',
-      'totalInputTokens',
-      'totalOutputTokens',
-      'spanIds',
-      'createdAt',
-      'updatedAt',
-    ],
-    examples: [
-      {
-        id: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
-        name: 'support-chat',
-        status: 'success',
-        startedAt: 1732190400000,
-        endedAt: 1732190402000,
-        latency: 2000,
-        referenceId: 'req-7f3a2c',
-        sessionId: null,
-        attributes: { 'user.plan': 'pro' },
-        tags: ['production'],
-        totalCost: 0.000021,
-        totalInputTokens: 12,
-        totalOutputTokens: 5,
-        spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
-        createdAt: 1732190402100,
-        updatedAt: 1732190402100,
-      },
-    ],
-  })
-  .openapi('LogTrace')
-
-export type LogTrace = z.infer<typeof LogTraceSchema>
-
-export const LogTraceListSchema = z
-  .strictObject({ pagination: PaginationSchema, traces: z.array(LogTraceSchema).max(200) })
-  .openapi({
-    description: 'One page of traces.',
-    required: ['pagination', 'traces'],
-    examples: [
-      { pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null }, traces: [] },
-    ],
-  })
-  .openapi('LogTraceList')
-
-export type LogTraceList = z.infer<typeof LogTraceListSchema>
-
 export const ExportLogTracesRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
@@ -5076,6 +5173,12 @@ export const ExportLogTracesRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact trace `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `userId`.' }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -5228,6 +5331,12 @@ export const SearchLogSpansRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact span `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: "Exact `userId` of the span's trace." }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -5479,6 +5588,12 @@ export const ExportLogSpansRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact span `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: "Exact `userId` of the span's trace." }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -6198,6 +6313,41 @@ export const ProjectIdParamsSchema = EntityIdSchema.openapi({
   },
 })
 
+export const LogGroupSortParamsSchema = z
+  .enum(['lastSeenAt:desc', 'lastSeenAt:asc', 'cost:desc', 'cost:asc'])
+  .default('lastSeenAt:desc')
+  .exactOptional()
+  .openapi({
+    param: {
+      name: 'sort',
+      in: 'query',
+      required: false,
+      description:
+        'Order of the list: by `lastSeenAt` (the latest trace) or by `cost` (`totalCost`), ties broken by `id` in the same direction. Default `lastSeenAt:desc` (most recently active first).',
+      schema: {
+        type: 'string',
+        enum: ['lastSeenAt:desc', 'lastSeenAt:asc', 'cost:desc', 'cost:asc'],
+        default: 'lastSeenAt:desc',
+      },
+      example: 'cost:desc',
+    },
+  })
+
+export const SessionIdParamsSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .openapi({
+    param: {
+      name: 'sessionId',
+      in: 'path',
+      required: true,
+      description: "A `sessionId` given to the project's traces (URL-encoded).",
+      schema: { type: 'string', minLength: 1, maxLength: 128 },
+      example: 'sess-42',
+    },
+  })
+
 export const WebhookIdParamsSchema = EntityIdSchema.openapi({
   param: {
     name: 'webhookId',
@@ -6646,6 +6796,173 @@ export const postProjectsProjectIdDeploymentEnvironmentsRoute = createRoute({
     404: NotFoundResponse,
     409: ConflictResponse,
     413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdSessionsRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/sessions',
+  tags: ['Logs'],
+  summary: 'List sessions',
+  description:
+    "Returns `200` with one page of the project's sessions, each with the totals of its traces: first and last\nseen (`startedAt`), trace count, error count (status `failure`), cost and tokens. Sessions are the distinct\n`sessionId` values of the project's traces; a trace without one belongs to none. Ordered by `sort` (default\n`lastSeenAt:desc`) and keyset-paginated on (the sort's value, `id`): `limit` 1 to 200 (default 50), then\npass `pagination.nextCursor` as `cursor` with the same `sort`. The totals are computed from the stored\ntraces when the page is read, so they are exact after any write, and a later page reflects the writes\nmade since the earlier one (a session or user whose sort value moved across the cursor may be skipped or\nlisted twice). An unknown `sort` is `400 VALIDATION_ERROR`; a bad cursor, or one reused with another\n`sort`, is `400 INVALID_CURSOR`; a `projectId` not in the workspace is `404`; a key restricted to other\nprojects gets `403`.\n",
+  operationId: 'listSessions',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: LogGroupSortParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of sessions.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogSessionListSchema,
+          example: {
+            sessions: [
+              {
+                id: 'sess-42',
+                firstSeenAt: 1732190400000,
+                lastSeenAt: 1732190460000,
+                traceCount: 3,
+                errorCount: 1,
+                totalCost: 0.000063,
+                totalInputTokens: 36,
+                totalOutputTokens: 15,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdSessionsSessionIdTracesRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/sessions/{sessionId}/traces',
+  tags: ['Logs'],
+  summary: "List a session's traces in order",
+  description:
+    "Returns `200` with one page of the traces whose `sessionId` is the path's, oldest first (`startedAt`\nascending, then `id`), so that a conversation reads turn by turn; the same trace items as POST\n/logs/traces. Keyset-paginated: `limit` 1 to 200 (default 50), then pass `pagination.nextCursor` as\n`cursor`; a trace written later than the last page's is on a later page. A session without traces is an\nempty page (`200`), not `404`. A bad cursor is `400 INVALID_CURSOR`; a `projectId` not in the workspace is\n`404`; a key restricted to other projects gets `403`.\n",
+  operationId: 'listSessionTraces',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, sessionId: SessionIdParamsSchema }),
+    query: z.object({ limit: LimitParamsSchema, cursor: CursorParamsSchema }),
+  },
+  responses: {
+    200: {
+      description: "One page of the session's traces, oldest first.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogTraceListSchema,
+          example: {
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+            traces: [
+              {
+                id: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+                name: 'support-chat',
+                status: 'success',
+                startedAt: 1732190400000,
+                endedAt: 1732190402000,
+                latency: 2000,
+                referenceId: 'req-7f3a2c',
+                sessionId: 'sess-42',
+                userId: 'user-7',
+                attributes: {},
+                tags: [],
+                totalCost: 0.000021,
+                totalInputTokens: 12,
+                totalOutputTokens: 5,
+                spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
+                createdAt: 1732190402100,
+                updatedAt: 1732190402100,
+              },
+            ],
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdUsersRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/users',
+  tags: ['Logs'],
+  summary: 'List end users',
+  description:
+    "Returns `200` with one page of the project's end users, each with the totals of its traces: first and last\nseen (`startedAt`), trace count, error count (status `failure`), cost and tokens. Users are the distinct\n`userId` values of the project's traces; a trace without one belongs to none. Ordered by `sort` (default\n`lastSeenAt:desc`) and keyset-paginated on (the sort's value, `id`): `limit` 1 to 200 (default 50), then\npass `pagination.nextCursor` as `cursor` with the same `sort`. The totals are computed from the stored\ntraces when the page is read, so they are exact after any write, and a later page reflects the writes\nmade since the earlier one (a session or user whose sort value moved across the cursor may be skipped or\nlisted twice). An unknown `sort` is `400 VALIDATION_ERROR`; a bad cursor, or one reused with another\n`sort`, is `400 INVALID_CURSOR`; a `projectId` not in the workspace is `404`; a key restricted to other\nprojects gets `403`.\n",
+  operationId: 'listUsers',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: LogGroupSortParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of end users.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogUserListSchema,
+          example: {
+            users: [
+              {
+                id: 'user-7',
+                firstSeenAt: 1732190400000,
+                lastSeenAt: 1732190460000,
+                traceCount: 3,
+                errorCount: 1,
+                totalCost: 0.000063,
+                totalInputTokens: 36,
+                totalOutputTokens: 15,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },
@@ -9436,6 +9753,7 @@ export const postLogsTracesRoute = createRoute({
                 latency: 2000,
                 referenceId: 'req-7f3a2c',
                 sessionId: 'sess-42',
+                userId: 'user-7',
                 attributes: { 'user.plan': 'pro' },
                 tags: ['production'],
                 totalCost: 0.000021,
@@ -9658,7 +9976,7 @@ export const postOtelV1TracesRoute = createRoute({
   tags: ['Logs'],
   summary: 'Receive OpenTelemetry traces (OTLP/HTTP)',
   description:
-    'The OTLP/HTTP traces endpoint: point an OpenTelemetry exporter at it and every span it exports is stored as\na Pharos span, through the same write path as `POST /logs/trace` (acknowledged = committed, the same\n`503 OVERLOADED` and rate limit class as span writes). Setup for an instrumented application:\n\n```\nOTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8080/v2/otel\nOTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <API_KEY>,x-pharos-project-id=<PROJECT_ID>"\nOTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf   # or http/json\n```\n\n**Request.** An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json` (OTLP/JSON:\nhex ids, 64-bit integers as strings or numbers, enums as numbers), optionally with\n`Content-Encoding: gzip`. The 32 MB body limit counts the bytes sent; the decompressed body may be at most\n64 MB (more is `413 PAYLOAD_TOO_LARGE`, nothing stored). A body that is not a well-formed request\n(truncated protobuf, malformed JSON, a field of the wrong type, ids that are not hex) is\n`400 VALIDATION_ERROR` and nothing of it is stored; another `Content-Type` or `Content-Encoding` is `400`.\n\n**Project.** The `x-pharos-project-id` header, else the resource attribute `pharos.project.id` (per\nresource). Neither is `400` with a message that says how to set them. A project of another workspace is\n`404`, one outside the key\'s restriction `403`, as for `POST /logs/trace`; an `ingest-only` key is enough.\n\n**Response.** `200` with an `ExportTraceServiceResponse` in the request\'s encoding. A request is stored\nas a whole or not at all, except for spans rejected one by one, counted in `partialSuccess`: a trace id\nthat is not 16 bytes or a span id that is not 8 (or all zeros), a parent span id that is not 8 bytes, a\nstart time outside Pharos\' time range, and spans beyond the 10,000 a trace may hold. Errors use Pharos\'\nerror body (JSON), not `google.rpc.Status`. A span exported again (same trace and span id) is not stored\ntwice: it counts as accepted.\n\n**Traces.** One Pharos trace per OTel trace id: its `referenceId` is the hex trace id, and it is created\nby the first span that arrives. Exporters send children before parents and split a trace over many\nrequests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is\n`pending`, named after its first span, and spans the earliest start to the latest end of its spans; the\nroot sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans\narrive.\n\n**Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span\'s,\nin milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is\nkept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept\nverbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,\n`NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as\n`otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,\n`producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are\nkept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of\n`attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an\nevent over 16,384 characters) is kept in the content\'s input JSON under `otel` instead. A content over\n1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`\n(a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.\n\n**Content type** is chosen by the first convention that matches, in this order:\n\n| Convention | Recognised by | Content type |\n|---|---|---|\n| OpenInference | `openinference.span.kind` | `LLM` → `Model`; `TOOL` → `Tool`; `RETRIEVER` → `Retrieval`; `EMBEDDING` → `Embeddings`; `GUARDRAIL` → `Guardrail`; `CHAIN`, `AGENT` → `Function`; others → `Other` |\n| Vercel AI SDK | `ai.operationId` | `ai.*.doGenerate`, `ai.*.doStream` → `Model`; `ai.toolCall` → `Tool`; `ai.embed*.doEmbed` → `Embeddings`; the outer `ai.generateText`, `ai.streamText`, … → `Function` (so usage is not counted twice) |\n| OpenLLMetry | `traceloop.span.kind` | `tool` → `Tool`; `workflow`, `task`, `agent` → `Function`; LLM calls carry `gen_ai.*` (below) |\n| OTel GenAI | `gen_ai.operation.name`, else `gen_ai.provider.name` / `gen_ai.system` with a model | `chat`, `text_completion`, `generate_content` (or none) → `Model`; `embeddings` → `Embeddings`; `execute_tool` → `Tool`; `invoke_agent`, `create_agent` → `Function`; OpenLLMetry\'s `llm.request.type` `embedding` → `Embeddings` |\n| none | — | `Other` (input `{}`, output `{}`, everything in `attributes`) |\n\nFields of a `Model` span (the first attribute present wins):\n\n| Field | Attributes |\n|---|---|\n| `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |\n| `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |\n| `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |\n| `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |\n| `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |\n| `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |\n\nOther content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,\n`ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,\n`input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,\nother text as a JSON string); a `Retrieval` span\'s documents from `retrieval.documents.N.document.*`\nstay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.\n',
+    'The OTLP/HTTP traces endpoint: point an OpenTelemetry exporter at it and every span it exports is stored as\na Pharos span, through the same write path as `POST /logs/trace` (acknowledged = committed, the same\n`503 OVERLOADED` and rate limit class as span writes). Setup for an instrumented application:\n\n```\nOTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8080/v2/otel\nOTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <API_KEY>,x-pharos-project-id=<PROJECT_ID>"\nOTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf   # or http/json\n```\n\n**Request.** An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json` (OTLP/JSON:\nhex ids, 64-bit integers as strings or numbers, enums as numbers), optionally with\n`Content-Encoding: gzip`. The 32 MB body limit counts the bytes sent; the decompressed body may be at most\n64 MB (more is `413 PAYLOAD_TOO_LARGE`, nothing stored). A body that is not a well-formed request\n(truncated protobuf, malformed JSON, a field of the wrong type, ids that are not hex) is\n`400 VALIDATION_ERROR` and nothing of it is stored; another `Content-Type` or `Content-Encoding` is `400`.\n\n**Project.** The `x-pharos-project-id` header, else the resource attribute `pharos.project.id` (per\nresource). Neither is `400` with a message that says how to set them. A project of another workspace is\n`404`, one outside the key\'s restriction `403`, as for `POST /logs/trace`; an `ingest-only` key is enough.\n\n**Response.** `200` with an `ExportTraceServiceResponse` in the request\'s encoding. A request is stored\nas a whole or not at all, except for spans rejected one by one, counted in `partialSuccess`: a trace id\nthat is not 16 bytes or a span id that is not 8 (or all zeros), a parent span id that is not 8 bytes, a\nstart time outside Pharos\' time range, and spans beyond the 10,000 a trace may hold. Errors use Pharos\'\nerror body (JSON), not `google.rpc.Status`. A span exported again (same trace and span id) is not stored\ntwice: it counts as accepted.\n\n**Traces.** One Pharos trace per OTel trace id: its `referenceId` is the hex trace id, and it is created\nby the first span that arrives. Exporters send children before parents and split a trace over many\nrequests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is\n`pending`, named after its first span, and spans the earliest start to the latest end of its spans; the\nroot sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans\narrive. The trace\'s `sessionId` is the `session.id` attribute and its `userId` the `user.id` attribute\n(else `enduser.id`) of its spans: the root\'s when it has them, else the first span\'s that does; set once,\nby the first request that brings one (text of 1 to 128 characters; other values are ignored). A span\'s own\n`sessionId` is its `session.id`. These attributes also stay in the span\'s `attributes`.\n\n**Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span\'s,\nin milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is\nkept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept\nverbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,\n`NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as\n`otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,\n`producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are\nkept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of\n`attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an\nevent over 16,384 characters) is kept in the content\'s input JSON under `otel` instead. A content over\n1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`\n(a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.\n\n**Content type** is chosen by the first convention that matches, in this order:\n\n| Convention | Recognised by | Content type |\n|---|---|---|\n| OpenInference | `openinference.span.kind` | `LLM` → `Model`; `TOOL` → `Tool`; `RETRIEVER` → `Retrieval`; `EMBEDDING` → `Embeddings`; `GUARDRAIL` → `Guardrail`; `CHAIN`, `AGENT` → `Function`; others → `Other` |\n| Vercel AI SDK | `ai.operationId` | `ai.*.doGenerate`, `ai.*.doStream` → `Model`; `ai.toolCall` → `Tool`; `ai.embed*.doEmbed` → `Embeddings`; the outer `ai.generateText`, `ai.streamText`, … → `Function` (so usage is not counted twice) |\n| OpenLLMetry | `traceloop.span.kind` | `tool` → `Tool`; `workflow`, `task`, `agent` → `Function`; LLM calls carry `gen_ai.*` (below) |\n| OTel GenAI | `gen_ai.operation.name`, else `gen_ai.provider.name` / `gen_ai.system` with a model | `chat`, `text_completion`, `generate_content` (or none) → `Model`; `embeddings` → `Embeddings`; `execute_tool` → `Tool`; `invoke_agent`, `create_agent` → `Function`; OpenLLMetry\'s `llm.request.type` `embedding` → `Embeddings` |\n| none | — | `Other` (input `{}`, output `{}`, everything in `attributes`) |\n\nFields of a `Model` span (the first attribute present wins):\n\n| Field | Attributes |\n|---|---|\n| `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |\n| `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |\n| `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |\n| `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |\n| `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |\n| `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |\n\nOther content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,\n`ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,\n`input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,\nother text as a JSON string); a `Retrieval` span\'s documents from `retrieval.documents.N.document.*`\nstay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.\n',
   operationId: 'exportOtelTraces',
   request: {
     headers: z.object({ 'x-pharos-project-id': PharosProjectIdHeaderParamsSchema }),

@@ -85,6 +85,112 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List sessions
+         * @description Returns `200` with one page of the project's sessions, each with the totals of its traces: first and last
+         *     seen (`startedAt`), trace count, error count (status `failure`), cost and tokens. Sessions are the distinct
+         *     `sessionId` values of the project's traces; a trace without one belongs to none. Ordered by `sort` (default
+         *     `lastSeenAt:desc`) and keyset-paginated on (the sort's value, `id`): `limit` 1 to 200 (default 50), then
+         *     pass `pagination.nextCursor` as `cursor` with the same `sort`. The totals are computed from the stored
+         *     traces when the page is read, so they are exact after any write, and a later page reflects the writes
+         *     made since the earlier one (a session or user whose sort value moved across the cursor may be skipped or
+         *     listed twice). An unknown `sort` is `400 VALIDATION_ERROR`; a bad cursor, or one reused with another
+         *     `sort`, is `400 INVALID_CURSOR`; a `projectId` not in the workspace is `404`; a key restricted to other
+         *     projects gets `403`.
+         */
+        get: operations["listSessions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/sessions/{sessionId}/traces": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A `sessionId` given to the project's traces (URL-encoded).
+                 * @example sess-42
+                 */
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List a session's traces in order
+         * @description Returns `200` with one page of the traces whose `sessionId` is the path's, oldest first (`startedAt`
+         *     ascending, then `id`), so that a conversation reads turn by turn; the same trace items as POST
+         *     /logs/traces. Keyset-paginated: `limit` 1 to 200 (default 50), then pass `pagination.nextCursor` as
+         *     `cursor`; a trace written later than the last page's is on a later page. A session without traces is an
+         *     empty page (`200`), not `404`. A bad cursor is `400 INVALID_CURSOR`; a `projectId` not in the workspace is
+         *     `404`; a key restricted to other projects gets `403`.
+         */
+        get: operations["listSessionTraces"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/users": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * List end users
+         * @description Returns `200` with one page of the project's end users, each with the totals of its traces: first and last
+         *     seen (`startedAt`), trace count, error count (status `failure`), cost and tokens. Users are the distinct
+         *     `userId` values of the project's traces; a trace without one belongs to none. Ordered by `sort` (default
+         *     `lastSeenAt:desc`) and keyset-paginated on (the sort's value, `id`): `limit` 1 to 200 (default 50), then
+         *     pass `pagination.nextCursor` as `cursor` with the same `sort`. The totals are computed from the stored
+         *     traces when the page is read, so they are exact after any write, and a later page reflects the writes
+         *     made since the earlier one (a session or user whose sort value moved across the cursor may be skipped or
+         *     listed twice). An unknown `sort` is `400 VALIDATION_ERROR`; a bad cursor, or one reused with another
+         *     `sort`, is `400 INVALID_CURSOR`; a `projectId` not in the workspace is `404`; a key restricted to other
+         *     projects gets `403`.
+         */
+        get: operations["listUsers"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/webhooks": {
         parameters: {
             query?: never;
@@ -1074,7 +1180,10 @@ export type paths = {
          *     requests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is
          *     `pending`, named after its first span, and spans the earliest start to the latest end of its spans; the
          *     root sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans
-         *     arrive.
+         *     arrive. The trace's `sessionId` is the `session.id` attribute and its `userId` the `user.id` attribute
+         *     (else `enduser.id`) of its spans: the root's when it has them, else the first span's that does; set once,
+         *     by the first request that brings one (text of 1 to 128 characters; other values are ignored). A span's own
+         *     `sessionId` is its `session.id`. These attributes also stay in the span's `attributes`.
          *
          *     **Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span's,
          *     in milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is
@@ -1458,6 +1567,160 @@ export type components = {
         CreateDeploymentEnvironmentRequest: {
             /** @description Display name, unique within the project (compared case-insensitively). */
             name: string;
+        };
+        /**
+         * @description One session or one end user of a project with the totals of its traces, computed from the stored traces when the list is read (exact under every write, span additions and status changes included). `id` is the trace's `sessionId` (sessions) or `userId` (users). Seen times are trace `startedAt` values; an error is a trace whose status is `failure`; cost and tokens are the sums of the traces' aggregates (`totalCost`, `totalInputTokens`, `totalOutputTokens`).
+         * @example {
+         *       "id": "sess-42",
+         *       "firstSeenAt": 1732190400000,
+         *       "lastSeenAt": 1732190460000,
+         *       "traceCount": 3,
+         *       "errorCount": 1,
+         *       "totalCost": 0.000063,
+         *       "totalInputTokens": 36,
+         *       "totalOutputTokens": 15
+         *     }
+         */
+        LogGroupTotals: {
+            id: string;
+            /** @description The earliest `startedAt` of its traces. */
+            firstSeenAt: components["schemas"]["Timestamp"];
+            /** @description The latest `startedAt` of its traces. */
+            lastSeenAt: components["schemas"]["Timestamp"];
+            traceCount: number;
+            /** @description Its traces whose status is `failure`. */
+            errorCount: number;
+            /** @description Sum of its traces' `totalCost`, in US dollars. */
+            totalCost: number;
+            totalInputTokens: number;
+            totalOutputTokens: number;
+        };
+        /**
+         * @description One page of a project's sessions with their totals.
+         * @example {
+         *       "sessions": [],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 0,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        LogSessionList: {
+            sessions: components["schemas"]["LogGroupTotals"][];
+            pagination: components["schemas"]["Pagination"];
+        };
+        /**
+         * @description Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).
+         * @example failure
+         * @enum {string}
+         */
+        LogStatus: "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
+        /**
+         * @description Free key/value metadata of a trace or span: at most 100 keys of 1 to 256 characters (dotted names such as `user.plan` are plain keys, not paths); each value is a string of at most 4,096 characters, a finite number or a boolean. Values keep their JSON type, which matters for `attributes` search filters (`"1"` and `1` differ). More than 100 keys is 400 VALIDATION_ERROR.
+         * @example {
+         *       "user.plan": "pro",
+         *       "retries": 2,
+         *       "cached": false
+         *     }
+         */
+        LogAttributes: {
+            [key: string]: string | number | boolean;
+        };
+        /**
+         * @description Labels of a trace or span: at most 100 tags of 1 to 128 characters, compared exactly (case-sensitive). A tag given twice is stored once, in order of first appearance.
+         * @example [
+         *       "production",
+         *       "checkout"
+         *     ]
+         */
+        LogTags: string[];
+        /**
+         * @description A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`, `userId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.
+         * @example {
+         *       "id": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *       "name": "support-chat",
+         *       "status": "success",
+         *       "startedAt": 1732190400000,
+         *       "endedAt": 1732190402000,
+         *       "latency": 2000,
+         *       "referenceId": "req-7f3a2c",
+         *       "sessionId": null,
+         *       "userId": null,
+         *       "attributes": {
+         *         "user.plan": "pro"
+         *       },
+         *       "tags": [
+         *         "production"
+         *       ],
+         *       "totalCost": 0.000021,
+         *       "totalInputTokens": 12,
+         *       "totalOutputTokens": 5,
+         *       "spanIds": [
+         *         "span_01JD8Q9E4F6G8H0J2K4M6N8P0R"
+         *       ],
+         *       "createdAt": 1732190402100,
+         *       "updatedAt": 1732190402100
+         *     }
+         */
+        LogTrace: {
+            id: components["schemas"]["EntityId"];
+            name: string;
+            status: components["schemas"]["LogStatus"];
+            startedAt: components["schemas"]["Timestamp"];
+            /** @description End of the trace (the server time of creation when the client did not give one). */
+            endedAt: components["schemas"]["Timestamp"];
+            /** @description `endedAt − startedAt`, in milliseconds. */
+            latency: number;
+            referenceId: string | null;
+            sessionId: string | null;
+            /** @description The end user of the application the trace served; `null` when not given. */
+            userId: string | null;
+            attributes: components["schemas"]["LogAttributes"];
+            tags: components["schemas"]["LogTags"];
+            /** @description Sum of the `cost` of the trace's Model spans, in US dollars; 0 when none has one. */
+            totalCost: number;
+            /** @description Sum of `output.tokenUsage.promptTokens` of the trace's Model spans (platform form only); 0 when none. */
+            totalInputTokens: number;
+            /** @description Sum of `output.tokenUsage.completionTokens` of the trace's Model spans (platform form only); 0 when none. */
+            totalOutputTokens: number;
+            /** @description Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans). */
+            spanIds: components["schemas"]["EntityId"][];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
+         * @description One page of traces.
+         * @example {
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 0,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       },
+         *       "traces": []
+         *     }
+         */
+        LogTraceList: {
+            pagination: components["schemas"]["Pagination"];
+            traces: components["schemas"]["LogTrace"][];
+        };
+        /**
+         * @description One page of the end users of a project with their totals.
+         * @example {
+         *       "users": [],
+         *       "pagination": {
+         *         "limit": 50,
+         *         "returned": 0,
+         *         "hasMore": false,
+         *         "nextCursor": null
+         *       }
+         *     }
+         */
+        LogUserList: {
+            users: components["schemas"]["LogGroupTotals"][];
+            pagination: components["schemas"]["Pagination"];
         };
         /**
          * @description An event a webhook endpoint can subscribe to. `create-deployment`: a deployment was created (a prompt's draft deployed to an environment); its payload is `{deploymentId, deploymentEnvironmentId, promptId, projectId}`. `evaluation-run-finished`: an evaluation run reached `completed` or `failed` (a cancelled run sends nothing: whoever cancelled it knows); its payload is `{evaluationId, promptId, projectId, evaluatorId, datasetId, status}`.
@@ -3915,25 +4178,6 @@ export type components = {
          */
         TraceStatusInput: "success" | "failure" | "pending" | "unknown";
         /**
-         * @description Free key/value metadata of a trace or span: at most 100 keys of 1 to 256 characters (dotted names such as `user.plan` are plain keys, not paths); each value is a string of at most 4,096 characters, a finite number or a boolean. Values keep their JSON type, which matters for `attributes` search filters (`"1"` and `1` differ). More than 100 keys is 400 VALIDATION_ERROR.
-         * @example {
-         *       "user.plan": "pro",
-         *       "retries": 2,
-         *       "cached": false
-         *     }
-         */
-        LogAttributes: {
-            [key: string]: string | number | boolean;
-        };
-        /**
-         * @description Labels of a trace or span: at most 100 tags of 1 to 128 characters, compared exactly (case-sensitive). A tag given twice is stored once, in order of first appearance.
-         * @example [
-         *       "production",
-         *       "checkout"
-         *     ]
-         */
-        LogTags: string[];
-        /**
          * @description The trace of a POST /logs/trace request: one execution of the application. Optional fields that are omitted are stored as absent (`null` in search results; `[]` / `{}` for tags and attributes).
          * @example {
          *       "name": "support-chat",
@@ -3942,6 +4186,7 @@ export type components = {
          *       "endedAt": 1732190402000,
          *       "referenceId": "req-7f3a2c",
          *       "sessionId": "sess-42",
+         *       "userId": "user-7",
          *       "attributes": {
          *         "user.plan": "pro"
          *       },
@@ -3962,6 +4207,8 @@ export type components = {
             referenceId?: string;
             /** @description Client-chosen id of the user session the execution belongs to. */
             sessionId?: string;
+            /** @description Client-chosen id of the end user of the application the execution served (not a Pharos user). Sessions and users are listed with their totals by GET /projects/{projectId}/sessions and /users. */
+            userId?: string;
             attributes?: components["schemas"]["LogAttributes"];
             tags?: components["schemas"]["LogTags"];
         };
@@ -4500,12 +4747,6 @@ export type components = {
             spanId: components["schemas"]["EntityId"];
         };
         /**
-         * @description Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).
-         * @example failure
-         * @enum {string}
-         */
-        LogStatus: "success" | "failure" | "aborted" | "cancelled" | "pending" | "unknown";
-        /**
          * @description Compares a text column with one string: `equals` / `not-equals` exactly (case-sensitive), `contains` / `not-contains` as a case-insensitive substring.
          * @example {
          *       "column": "name",
@@ -4515,7 +4756,7 @@ export type components = {
          */
         LogTextValueFilter: {
             /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
+            column: "name" | "sessionId" | "userId" | "referenceId" | "contentType";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4538,7 +4779,7 @@ export type components = {
          */
         LogTextListFilter: {
             /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
+            column: "name" | "sessionId" | "userId" | "referenceId" | "contentType";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4558,7 +4799,7 @@ export type components = {
          */
         LogTextExistsFilter: {
             /** @enum {string} */
-            column: "name" | "sessionId" | "referenceId" | "contentType";
+            column: "name" | "sessionId" | "userId" | "referenceId" | "contentType";
             /**
              * @description discriminator enum property added by openapi-typescript
              * @enum {string}
@@ -4569,7 +4810,7 @@ export type components = {
             type?: string;
         };
         /**
-         * @description Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.
+         * @description Filter on a text column (`name`, `sessionId`, `userId`, `referenceId`, `contentType`), discriminated by `operator`.
          * @example {
          *       "column": "name",
          *       "operator": "contains",
@@ -4853,6 +5094,7 @@ export type components = {
          *     |---|---|---|---|---|
          *     | `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |
          *     | `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |
+         *     | `userId` | same as `name` | same | trace `userId` | `userId` of the span's trace |
          *     | `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |
          *     | `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |
          *     | `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |
@@ -4931,6 +5173,8 @@ export type components = {
             referenceId?: string;
             /** @description Exact trace `sessionId`. */
             sessionId?: string;
+            /** @description Exact trace `userId`. */
+            userId?: string;
             /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
             filters?: components["schemas"]["LogFilter"][];
             sort?: components["schemas"]["LogSort"];
@@ -4941,73 +5185,6 @@ export type components = {
             limit?: number;
             /** @description The `nextCursor` of the previous page. Opaque and bound to the search it came from: send it with otherwise identical fields, only `limit` may change (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
             cursor?: string;
-        };
-        /**
-         * @description A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.
-         * @example {
-         *       "id": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
-         *       "name": "support-chat",
-         *       "status": "success",
-         *       "startedAt": 1732190400000,
-         *       "endedAt": 1732190402000,
-         *       "latency": 2000,
-         *       "referenceId": "req-7f3a2c",
-         *       "sessionId": null,
-         *       "attributes": {
-         *         "user.plan": "pro"
-         *       },
-         *       "tags": [
-         *         "production"
-         *       ],
-         *       "totalCost": 0.000021,
-         *       "totalInputTokens": 12,
-         *       "totalOutputTokens": 5,
-         *       "spanIds": [
-         *         "span_01JD8Q9E4F6G8H0J2K4M6N8P0R"
-         *       ],
-         *       "createdAt": 1732190402100,
-         *       "updatedAt": 1732190402100
-         *     }
-         */
-        LogTrace: {
-            id: components["schemas"]["EntityId"];
-            name: string;
-            status: components["schemas"]["LogStatus"];
-            startedAt: components["schemas"]["Timestamp"];
-            /** @description End of the trace (the server time of creation when the client did not give one). */
-            endedAt: components["schemas"]["Timestamp"];
-            /** @description `endedAt − startedAt`, in milliseconds. */
-            latency: number;
-            referenceId: string | null;
-            sessionId: string | null;
-            attributes: components["schemas"]["LogAttributes"];
-            tags: components["schemas"]["LogTags"];
-            /** @description Sum of the `cost` of the trace's Model spans, in US dollars; 0 when none has one. */
-            totalCost: number;
-            /** @description Sum of `output.tokenUsage.promptTokens` of the trace's Model spans (platform form only); 0 when none. */
-            totalInputTokens: number;
-            /** @description Sum of `output.tokenUsage.completionTokens` of the trace's Model spans (platform form only); 0 when none. */
-            totalOutputTokens: number;
-            /** @description Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans). */
-            spanIds: components["schemas"]["EntityId"][];
-            createdAt: components["schemas"]["Timestamp"];
-            updatedAt: components["schemas"]["Timestamp"];
-        };
-        /**
-         * @description One page of traces.
-         * @example {
-         *       "pagination": {
-         *         "limit": 50,
-         *         "returned": 0,
-         *         "hasMore": false,
-         *         "nextCursor": null
-         *       },
-         *       "traces": []
-         *     }
-         */
-        LogTraceList: {
-            pagination: components["schemas"]["Pagination"];
-            traces: components["schemas"]["LogTrace"][];
         };
         /**
          * @description Export of the traces of one project that match a search: the fields of `SearchLogTracesRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.
@@ -5046,6 +5223,8 @@ export type components = {
             referenceId?: string;
             /** @description Exact trace `sessionId`. */
             sessionId?: string;
+            /** @description Exact trace `userId`. */
+            userId?: string;
             /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
             filters?: components["schemas"]["LogFilter"][];
             sort?: components["schemas"]["LogSort"];
@@ -5113,6 +5292,8 @@ export type components = {
             referenceId?: string;
             /** @description Exact span `sessionId`. */
             sessionId?: string;
+            /** @description Exact `userId` of the span's trace. */
+            userId?: string;
             /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
             filters?: components["schemas"]["LogFilter"][];
             sort?: components["schemas"]["LogSort"];
@@ -5249,6 +5430,8 @@ export type components = {
             referenceId?: string;
             /** @description Exact span `sessionId`. */
             sessionId?: string;
+            /** @description Exact `userId` of the span's trace. */
+            userId?: string;
             /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
             filters?: components["schemas"]["LogFilter"][];
             sort?: components["schemas"]["LogSort"];
@@ -5739,6 +5922,16 @@ export type components = {
          */
         ProjectId: components["schemas"]["EntityId"];
         /**
+         * @description Order of the list: by `lastSeenAt` (the latest trace) or by `cost` (`totalCost`), ties broken by `id` in the same direction. Default `lastSeenAt:desc` (most recently active first).
+         * @example cost:desc
+         */
+        LogGroupSort: "lastSeenAt:desc" | "lastSeenAt:asc" | "cost:desc" | "cost:asc";
+        /**
+         * @description A `sessionId` given to the project's traces (URL-encoded).
+         * @example sess-42
+         */
+        SessionId: string;
+        /**
          * @description Id of the webhook endpoint.
          * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
          */
@@ -6196,6 +6389,236 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSessions: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Order of the list: by `lastSeenAt` (the latest trace) or by `cost` (`totalCost`), ties broken by `id` in the same direction. Default `lastSeenAt:desc` (most recently active first).
+                 * @example cost:desc
+                 */
+                sort?: components["parameters"]["LogGroupSort"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of sessions. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "sessions": [
+                     *         {
+                     *           "id": "sess-42",
+                     *           "firstSeenAt": 1732190400000,
+                     *           "lastSeenAt": 1732190460000,
+                     *           "traceCount": 3,
+                     *           "errorCount": 1,
+                     *           "totalCost": 0.000063,
+                     *           "totalInputTokens": 36,
+                     *           "totalOutputTokens": 15
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogSessionList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listSessionTraces: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description A `sessionId` given to the project's traces (URL-encoded).
+                 * @example sess-42
+                 */
+                sessionId: components["parameters"]["SessionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the session's traces, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       },
+                     *       "traces": [
+                     *         {
+                     *           "id": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *           "name": "support-chat",
+                     *           "status": "success",
+                     *           "startedAt": 1732190400000,
+                     *           "endedAt": 1732190402000,
+                     *           "latency": 2000,
+                     *           "referenceId": "req-7f3a2c",
+                     *           "sessionId": "sess-42",
+                     *           "userId": "user-7",
+                     *           "attributes": {},
+                     *           "tags": [],
+                     *           "totalCost": 0.000021,
+                     *           "totalInputTokens": 12,
+                     *           "totalOutputTokens": 5,
+                     *           "spanIds": [
+                     *             "span_01JD8Q9E4F6G8H0J2K4M6N8P0R"
+                     *           ],
+                     *           "createdAt": 1732190402100,
+                     *           "updatedAt": 1732190402100
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogTraceList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: {
+                /**
+                 * @description Page size, 1 to 200. Default 50.
+                 * @example 50
+                 */
+                limit?: components["parameters"]["Limit"];
+                /**
+                 * @description The `nextCursor` of the previous page. Opaque; only valid with the same query it came from (otherwise 400 INVALID_CURSOR).
+                 * @example eyJ2IjoxLCJrIjpbMTczMjE5MDQwMDAwMCwicHJvbXB0XzAxSkQ4UTRNMU4wQjVaSzNXN1g5WTJDNFZBIl19
+                 */
+                cursor?: components["parameters"]["Cursor"];
+                /**
+                 * @description Order of the list: by `lastSeenAt` (the latest trace) or by `cost` (`totalCost`), ties broken by `id` in the same direction. Default `lastSeenAt:desc` (most recently active first).
+                 * @example cost:desc
+                 */
+                sort?: components["parameters"]["LogGroupSort"];
+            };
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of end users. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "users": [
+                     *         {
+                     *           "id": "user-7",
+                     *           "firstSeenAt": 1732190400000,
+                     *           "lastSeenAt": 1732190460000,
+                     *           "traceCount": 3,
+                     *           "errorCount": 1,
+                     *           "totalCost": 0.000063,
+                     *           "totalInputTokens": 36,
+                     *           "totalOutputTokens": 15
+                     *         }
+                     *       ],
+                     *       "pagination": {
+                     *         "limit": 50,
+                     *         "returned": 1,
+                     *         "hasMore": false,
+                     *         "nextCursor": null
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogUserList"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };
@@ -9506,6 +9929,7 @@ export interface operations {
                      *           "latency": 2000,
                      *           "referenceId": "req-7f3a2c",
                      *           "sessionId": "sess-42",
+                     *           "userId": "user-7",
                      *           "attributes": {
                      *             "user.plan": "pro"
                      *           },

@@ -26,6 +26,7 @@ export async function* exportLogSpans(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
     cursor,
@@ -43,6 +44,7 @@ export async function* exportLogSpans(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
   });

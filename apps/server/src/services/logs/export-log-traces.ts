@@ -23,6 +23,7 @@ export async function* exportLogTraces(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
     cursor,
@@ -37,6 +38,7 @@ export async function* exportLogTraces(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
   });

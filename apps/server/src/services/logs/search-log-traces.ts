@@ -35,7 +35,18 @@ export async function logTracePages(
   ctx: ServiceContext,
   body: LogTraceSearch,
 ): Promise<(page: { limit?: number; cursor?: string }) => Promise<Page<LogTrace>>> {
-  const { projectId, startedAfter, startedBefore, status, name, referenceId, sessionId, filters = [], ...order } = body;
+  const {
+    projectId,
+    startedAfter,
+    startedBefore,
+    status,
+    name,
+    referenceId,
+    sessionId,
+    userId,
+    filters = [],
+    ...order
+  } = body;
   const project = await requireProject(ctx, projectId);
   return (page) => {
     const scope = searchScope("trace", project.id, { startedAfter, startedBefore, ...order, ...page });
@@ -49,6 +60,7 @@ export async function logTracePages(
     if (status !== undefined) select = select.where("logTraces.status", "=", status);
     if (referenceId !== undefined) select = select.where("logTraces.referenceId", "=", referenceId);
     if (sessionId !== undefined) select = select.where("logTraces.sessionId", "=", sessionId);
+    if (userId !== undefined) select = select.where("logTraces.userId", "=", userId);
     if (name !== undefined) select = select.where(containsText(sql.ref("logTraces.name"), name));
     for (const [index, filter] of filters.entries()) {
       if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
@@ -63,6 +75,7 @@ export async function logTracePages(
         name,
         referenceId,
         sessionId,
+        userId,
         filters: canonicalFilters(body.filters),
       },
       page: { ...order, ...page, sort: order.sort ?? "startedAt:desc" },
