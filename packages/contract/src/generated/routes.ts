@@ -5133,6 +5133,17 @@ export const SearchLogTracesRequestSchema = z
 
 export type SearchLogTracesRequest = z.infer<typeof SearchLogTracesRequestSchema>
 
+export const LogExportFormatSchema = z
+  .enum(['ndjson', 'csv'])
+  .default('ndjson')
+  .openapi({
+    description:
+      "The export's format: `ndjson` (default; `application/x-ndjson`: item lines, checkpoint lines and an `end` line) or `csv` (`text/csv`, RFC 4180: a header row, then one row per item; the `nextCursor` column holds a checkpoint cursor on the last row of every page that has a next one, and is empty elsewhere).",
+  })
+  .openapi('LogExportFormat')
+
+export type LogExportFormat = z.infer<typeof LogExportFormatSchema>
+
 export const ExportLogTracesRequestSchema = z
   .strictObject({
     projectId: EntityIdSchema.openapi({ description: 'Project to search (required).' }),
@@ -5187,6 +5198,7 @@ export const ExportLogTracesRequestSchema = z
         description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
       }),
     sort: LogSortSchema.exactOptional(),
+    format: LogExportFormatSchema.exactOptional(),
     cursor: z
       .string()
       .min(1)
@@ -5602,6 +5614,7 @@ export const ExportLogSpansRequestSchema = z
         description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
       }),
     sort: LogSortSchema.exactOptional(),
+    format: LogExportFormatSchema.exactOptional(),
     cursor: z
       .string()
       .min(1)
@@ -9784,7 +9797,7 @@ export const postLogsTracesExportRoute = createRoute({
   tags: ['Logs'],
   summary: 'Export traces (NDJSON stream)',
   description:
-    "Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), without their span bodies (export those with `POST /logs/spans/export`), with constant\nmemory on the server whatever the size: the export reads the search's keyset pages of 200 traces one\nafter the other and writes each to the response as the client reads it. The body is the body of\n`POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same\norder (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace's JSON in the\nsearch's `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with\ntraces for spans.\n",
+    'Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), without their span bodies (export those with `POST /logs/spans/export`), with constant\nmemory on the server whatever the size: the export reads the search\'s keyset pages of 200 traces one\nafter the other and writes each to the response as the client reads it. The body is the body of\n`POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same\norder (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace\'s JSON in the\nsearch\'s `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with\ntraces for spans; so is CSV (`"format": "csv"`), its columns the fields of `LogTrace` in the schema\'s order,\nthen `nextCursor`.\n',
   operationId: 'exportLogTraces',
   request: {
     body: {
@@ -9815,6 +9828,16 @@ export const postLogsTracesExportRoute = createRoute({
         'application/x-ndjson': {
           schema: LogTraceExportLineSchema,
           example: { end: true, exported: 0 },
+        },
+        'text/csv': {
+          schema: z
+            .string()
+            .max(1099511627776)
+            .openapi({
+              description:
+                "With `format` `csv`, the traces as RFC 4180 CSV, streamed (see the operation's description).",
+            }),
+          example: 'id,name,status,nextCursor\r\n',
         },
       },
     },
@@ -9926,7 +9949,7 @@ export const postLogsSpansExportRoute = createRoute({
   tags: ['Logs'],
   summary: 'Export spans (NDJSON stream)',
   description:
-    'Streams every span of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), with constant memory on the server whatever the size: the export reads the search\'s\nkeyset pages of 200 spans one after the other and writes each to the response as the client reads it.\nThe body is the body of `POST /logs/spans` without `limit` (same fields, same rules, same errors); the\nspans come in the same order (`sort`, default `startedAt:desc`), and each span line is byte for byte the\nspan\'s JSON in the search\'s `spans` array.\n\nLines, in order:\n- a span (`LogSpan`, the only lines with an `id`);\n- after each page of spans but the last, a checkpoint `{"nextCursor": "…", "exported": n}`: every span\n  before it has been sent, and its `nextCursor` resumes after them;\n- at the end, `{"end": true, "exported": n}`, `n` the spans this response sent.\n\n**Resuming.** An export cut short (network error, client stopped, server error) has no `end` line: send\nthe same body with `cursor` = the last checkpoint\'s `nextCursor` and drop the spans received after that\ncheckpoint (they come again); the spans received before it plus the resumed export are the whole\nexport, without duplicates. Checkpoint cursors are the search\'s cursors: a search page\'s `nextCursor`\nalso starts an export after that page, and a checkpoint\'s pages a search. Like search pages, an export\nis stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not\na snapshot: a span written after the export began is included when its position is still ahead.\n\n**Errors.** Every error that can be known before the first byte is a normal JSON error with its status:\na bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in\nthe workspace `404`, `429` (the same read rate limit class and roles as search). A failure after the\nfirst byte cannot change the status: the server ends the stream without the `end` line, which is how a\nclient tells a truncated export from a complete one.\n',
+    'Streams every span of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), with constant memory on the server whatever the size: the export reads the search\'s\nkeyset pages of 200 spans one after the other and writes each to the response as the client reads it.\nThe body is the body of `POST /logs/spans` without `limit` (same fields, same rules, same errors); the\nspans come in the same order (`sort`, default `startedAt:desc`), and each span line is byte for byte the\nspan\'s JSON in the search\'s `spans` array.\n\nLines, in order:\n- a span (`LogSpan`, the only lines with an `id`);\n- after each page of spans but the last, a checkpoint `{"nextCursor": "…", "exported": n}`: every span\n  before it has been sent, and its `nextCursor` resumes after them;\n- at the end, `{"end": true, "exported": n}`, `n` the spans this response sent.\n\n**Resuming.** An export cut short (network error, client stopped, server error) has no `end` line: send\nthe same body with `cursor` = the last checkpoint\'s `nextCursor` and drop the spans received after that\ncheckpoint (they come again); the spans received before it plus the resumed export are the whole\nexport, without duplicates. Checkpoint cursors are the search\'s cursors: a search page\'s `nextCursor`\nalso starts an export after that page, and a checkpoint\'s pages a search. Like search pages, an export\nis stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not\na snapshot: a span written after the export began is included when its position is still ahead.\n\n**CSV.** With `"format": "csv"` the response is `text/csv; charset=utf-8` (RFC 4180) instead: a header row\nnaming the columns, then one row per span in the same order. The columns are the fields of `LogSpan` in\nthe schema\'s order (without `parsedContent`, which repeats `content`), then\n`nextCursor`. A text is written as it is, a number as JSON writes it, `true`/`false`, `null` as an empty\nfield, and an object or array (`attributes`, `tags`, `events`, `spanIds`) as its JSON text. A field holding a\ncomma, a double quote, CR or LF is enclosed in double quotes, its quotes doubled; rows end with CRLF. The\nlast row of every page that has a next one carries the checkpoint cursor in `nextCursor` (empty in other\nrows): resume as for NDJSON, from the last row with a `nextCursor`, dropping the rows after it. CSV has no\n`end` line: a failure after the first byte aborts the response, so an HTTP client sees an incomplete body\n(an error) rather than a short but well-formed one. The format does not change the cursors: a CSV\ncheckpoint resumes an NDJSON export and the other way round.\n\n**Errors.** Every error that can be known before the first byte is a normal JSON error with its status:\na bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in\nthe workspace `404`, `429` (the same read rate limit class and roles as search). A failure after the\nfirst byte cannot change the status: the server ends the stream without the `end` line, which is how a\nclient tells a truncated export from a complete one.\n',
   operationId: 'exportLogSpans',
   request: {
     body: {
@@ -9957,6 +9980,16 @@ export const postLogsSpansExportRoute = createRoute({
         'application/x-ndjson': {
           schema: LogSpanExportLineSchema,
           example: { end: true, exported: 0 },
+        },
+        'text/csv': {
+          schema: z
+            .string()
+            .max(1099511627776)
+            .openapi({
+              description:
+                "With `format` `csv`, the spans as RFC 4180 CSV, streamed (see the operation's description).",
+            }),
+          example: 'id,name,status,nextCursor\r\n',
         },
       },
     },

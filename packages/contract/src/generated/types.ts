@@ -1049,7 +1049,8 @@ export type paths = {
          *     `POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same
          *     order (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace's JSON in the
          *     search's `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with
-         *     traces for spans.
+         *     traces for spans; so is CSV (`"format": "csv"`), its columns the fields of `LogTrace` in the schema's order,
+         *     then `nextCursor`.
          */
         post: operations["exportLogTraces"];
         delete?: never;
@@ -1122,6 +1123,18 @@ export type paths = {
          *     also starts an export after that page, and a checkpoint's pages a search. Like search pages, an export
          *     is stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not
          *     a snapshot: a span written after the export began is included when its position is still ahead.
+         *
+         *     **CSV.** With `"format": "csv"` the response is `text/csv; charset=utf-8` (RFC 4180) instead: a header row
+         *     naming the columns, then one row per span in the same order. The columns are the fields of `LogSpan` in
+         *     the schema's order (without `parsedContent`, which repeats `content`), then
+         *     `nextCursor`. A text is written as it is, a number as JSON writes it, `true`/`false`, `null` as an empty
+         *     field, and an object or array (`attributes`, `tags`, `events`, `spanIds`) as its JSON text. A field holding a
+         *     comma, a double quote, CR or LF is enclosed in double quotes, its quotes doubled; rows end with CRLF. The
+         *     last row of every page that has a next one carries the checkpoint cursor in `nextCursor` (empty in other
+         *     rows): resume as for NDJSON, from the last row with a `nextCursor`, dropping the rows after it. CSV has no
+         *     `end` line: a failure after the first byte aborts the response, so an HTTP client sees an incomplete body
+         *     (an error) rather than a short but well-formed one. The format does not change the cursors: a CSV
+         *     checkpoint resumes an NDJSON export and the other way round.
          *
          *     **Errors.** Every error that can be known before the first byte is a normal JSON error with its status:
          *     a bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in
@@ -5187,6 +5200,12 @@ export type components = {
             cursor?: string;
         };
         /**
+         * @description The export's format: `ndjson` (default; `application/x-ndjson`: item lines, checkpoint lines and an `end` line) or `csv` (`text/csv`, RFC 4180: a header row, then one row per item; the `nextCursor` column holds a checkpoint cursor on the last row of every page that has a next one, and is empty elsewhere).
+         * @default ndjson
+         * @enum {string}
+         */
+        LogExportFormat: "ndjson" | "csv";
+        /**
          * @description Export of the traces of one project that match a search: the fields of `SearchLogTracesRequest` without `limit` (the export reads pages of 200 itself). Every field except `projectId` is optional; all given conditions are ANDed.
          * @example {
          *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
@@ -5228,6 +5247,7 @@ export type components = {
             /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
             filters?: components["schemas"]["LogFilter"][];
             sort?: components["schemas"]["LogSort"];
+            format?: components["schemas"]["LogExportFormat"];
             /** @description Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/traces` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
             cursor?: string;
         };
@@ -5435,6 +5455,7 @@ export type components = {
             /** @description Up to 20 typed conditions, ANDed with each other and with the fields above. */
             filters?: components["schemas"]["LogFilter"][];
             sort?: components["schemas"]["LogSort"];
+            format?: components["schemas"]["LogExportFormat"];
             /** @description Where to resume: the `nextCursor` of the last checkpoint line of an interrupted export, or a `nextCursor` of the same search (`POST /logs/spans` with the same fields): the export starts after it. Bound to the search it came from (a different search, or a malformed cursor, is 400 INVALID_CURSOR). */
             cursor?: string;
         };
@@ -9998,6 +10019,8 @@ export interface operations {
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["LogTraceExportLine"];
+                    /** @example id,name,status,nextCursor */
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -10153,6 +10176,8 @@ export interface operations {
                      *     }
                      */
                     "application/x-ndjson": components["schemas"]["LogSpanExportLine"];
+                    /** @example id,name,status,nextCursor */
+                    "text/csv": string;
                 };
             };
             400: components["responses"]["BadRequest"];

@@ -13,7 +13,8 @@ import { logSpanPages } from "./search-log-spans.ts";
  */
 export async function* exportLogSpans(
   ctx: ServiceContext,
-  body: BodyOf<"exportLogSpans">,
+  // `format` is how the route writes the pages (http/export-stream.ts), not which pages are read.
+  body: Omit<BodyOf<"exportLogSpans">, "format">,
 ): AsyncGenerator<Page<LogSpan>, void, undefined> {
   const {
     projectId,

@@ -13,7 +13,8 @@ import { logTracePages } from "./search-log-traces.ts";
  */
 export async function* exportLogTraces(
   ctx: ServiceContext,
-  body: BodyOf<"exportLogTraces">,
+  // `format` is how the route writes the pages (http/export-stream.ts), not which pages are read.
+  body: Omit<BodyOf<"exportLogTraces">, "format">,
 ): AsyncGenerator<Page<LogTrace>, void, undefined> {
   const {
     projectId,
