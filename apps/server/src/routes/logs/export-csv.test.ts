@@ -67,7 +67,7 @@ async function searchAll(h: Harness, path: string, field: string, body: Body): P
   let cursor: string | undefined;
   do {
     const response = await post(h, path, { ...body, limit: 200, ...(cursor && { cursor }) });
-    const page = await response.json();
+    const page = (await response.json()) as Record<string, any>;
     items.push(...page[field]);
     cursor = page.pagination.nextCursor ?? undefined;
   } while (cursor);
