@@ -17,6 +17,10 @@ export interface Principal {
 type Access = "read" | "write" | "ingest" | "deployment-read" | "workspace-write";
 
 const ACCESS = {
+  // Keys hold the workspace's access: admin keys only (full, every project).
+  listApiKeys: "workspace-write",
+  createApiKey: "workspace-write",
+  deleteApiKey: "workspace-write",
   listProjects: "read",
   createProject: "workspace-write",
   getProject: "read",

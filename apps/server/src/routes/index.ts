@@ -1,3 +1,4 @@
+import { apiKeyRoutes } from "./api-keys/index.ts";
 import { datasetRoutes } from "./datasets/index.ts";
 import type { RouteDefinition } from "./define-route.ts";
 import { deploymentRoutes } from "./deployments/index.ts";
@@ -13,6 +14,7 @@ import { webhookRoutes } from "./webhooks/index.ts";
 
 /** Every implemented operation, registered in spec order (area by area, as the spec's tags run). */
 export const routeDefinitions: readonly RouteDefinition[] = [
+  ...apiKeyRoutes,
   ...projectRoutes,
   ...sessionRoutes,
   ...webhookRoutes,

@@ -629,51 +629,67 @@ type DatasetColumnType =
 
 export type EntityId = z.infer<typeof EntityIdSchema>
 
-export type EmojiIcon = z.infer<typeof EmojiIconSchema>
+export const ApiKeyRoleSchema = z
+  .enum(['full', 'read-only', 'ingest-only'])
+  .openapi({
+    description:
+      "What a key may do: `full` (everything; unrestricted `full` keys are the workspace's admin keys), `read-only` (reads and deployed prompts), `ingest-only` (log writes and deployed prompts: what an application embeds).",
+  })
+  .openapi('ApiKeyRole')
 
-export type ImageIcon = z.infer<typeof ImageIconSchema>
-
-export const IconSchema: z.ZodType<IconType> = z
-  .lazy(() =>
-    z
-      .discriminatedUnion('type', [EmojiIconSchema, ImageIconSchema])
-      .openapi({
-        description:
-          'Icon of a project, prompt or dataset: an emoji (`type: emoji`) or an image URL (`type: image`).',
-        examples: [{ type: 'emoji', value: '🧪' }],
-      }),
-  )
-  .openapi('Icon')
-
-export type Icon = z.infer<typeof IconSchema>
+export type ApiKeyRole = z.infer<typeof ApiKeyRoleSchema>
 
 export type Timestamp = z.infer<typeof TimestampSchema>
 
-export const ProjectSchema = z
+export const ApiKeySchema = z
   .strictObject({
     id: EntityIdSchema,
-    title: z.string().min(1).max(50),
-    icon: IconSchema,
+    name: z.string().min(1).max(128),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .union([z.array(EntityIdSchema).max(100), z.null().nullable()])
+      .openapi({
+        description:
+          'The projects the key is restricted to; `null` for every project of the workspace.',
+      }),
     createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
+    expiresAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key stops being accepted; `null` for never.' }),
+    revokedAt: z.union([TimestampSchema, z.null().nullable()]),
+    lastUsedAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key was last used, to the minute; `null` if never.' }),
   })
   .openapi({
     description:
-      'A project groups prompts, datasets, deployment environments and logs. A workspace owns its projects.',
-    required: ['id', 'title', 'icon', 'createdAt', 'updatedAt'],
+      'An API key of the workspace, without its secret (stored hashed; the full key is returned once, by `createApiKey`). `revokedAt` is set once the key is revoked; a revoked or expired key is refused (401).',
+    required: [
+      'id',
+      'name',
+      'role',
+      'projectIds',
+      'createdAt',
+      'expiresAt',
+      'revokedAt',
+      'lastUsedAt',
+    ],
     examples: [
       {
-        id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
-        title: 'Support assistant',
-        icon: { type: 'emoji', value: '🛟' },
+        id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+        name: 'Checkout service',
+        role: 'ingest-only',
+        projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
         createdAt: 1732190400000,
-        updatedAt: 1732190400000,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: 1732190460000,
       },
     ],
   })
-  .openapi('Project')
+  .openapi('ApiKey')
 
-export type Project = z.infer<typeof ProjectSchema>
+export type ApiKey = z.infer<typeof ApiKeySchema>
 
 export const PaginationSchema = z
   .object({
@@ -704,28 +720,19 @@ export const PaginationSchema = z
 
 export type Pagination = z.infer<typeof PaginationSchema>
 
-export const ProjectListSchema = z
-  .strictObject({ projects: z.array(ProjectSchema).max(200), pagination: PaginationSchema })
+export const ApiKeyListSchema = z
+  .strictObject({ apiKeys: z.array(ApiKeySchema).max(200), pagination: PaginationSchema })
   .openapi({
-    required: ['projects', 'pagination'],
+    description:
+      "One page of the workspace's API keys (without their secrets), revoked ones included.",
+    required: ['apiKeys', 'pagination'],
     examples: [
-      {
-        projects: [
-          {
-            id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
-            title: 'Support assistant',
-            icon: { type: 'emoji', value: '🛟' },
-            createdAt: 1732190400000,
-            updatedAt: 1732190400000,
-          },
-        ],
-        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
-      },
+      { apiKeys: [], pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null } },
     ],
   })
-  .openapi('ProjectList')
+  .openapi('ApiKeyList')
 
-export type ProjectList = z.infer<typeof ProjectListSchema>
+export type ApiKeyList = z.infer<typeof ApiKeyListSchema>
 
 export const ErrorCodeSchema = z
   .enum([
@@ -799,6 +806,168 @@ export const ErrorSchema = z
   .openapi('Error')
 
 export type Error = z.infer<typeof ErrorSchema>
+
+export const CreateApiKeyRequestSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(128)
+      .openapi({ description: 'A label for people (which service or person holds the key).' }),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(100)
+      .refine((items) => new Set(items).size === items.length)
+      .exactOptional()
+      .openapi({
+        description:
+          'Restrict the key to these projects of the workspace (each must exist, else 404); omitted for every project.',
+      }),
+    expiresAt: TimestampSchema.exactOptional().openapi({
+      description:
+        'When the key stops being accepted (401 from then on); must be in the future. Omitted for never.',
+    }),
+  })
+  .openapi({
+    description: "A new API key of the caller's workspace.",
+    required: ['name', 'role'],
+    examples: [
+      {
+        name: 'Checkout service',
+        role: 'ingest-only',
+        projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+      },
+    ],
+  })
+  .openapi('CreateApiKeyRequest')
+
+export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>
+
+export const ApiKeyWithSecretSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(128),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .union([z.array(EntityIdSchema).max(100), z.null().nullable()])
+      .openapi({
+        description:
+          'The projects the key is restricted to; `null` for every project of the workspace.',
+      }),
+    createdAt: TimestampSchema,
+    expiresAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key stops being accepted; `null` for never.' }),
+    revokedAt: z.union([TimestampSchema, z.null().nullable()]),
+    lastUsedAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key was last used, to the minute; `null` if never.' }),
+    key: z
+      .string()
+      .min(20)
+      .max(256)
+      .openapi({ description: 'The full key, sent as `Authorization: Bearer <key>`.' }),
+  })
+  .openapi({
+    description:
+      'A newly created API key with its full key (`key`), as `createApiKey` returns it: the only answer that carries it (Pharos keeps only its hash), so store it then.',
+    required: [
+      'id',
+      'name',
+      'role',
+      'projectIds',
+      'createdAt',
+      'expiresAt',
+      'revokedAt',
+      'lastUsedAt',
+      'key',
+    ],
+    examples: [
+      {
+        id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+        name: 'Checkout service',
+        role: 'ingest-only',
+        projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+        createdAt: 1732190400000,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+        key: 'phk_01JD8Q2A1B2C3D4E5F6G7H8J9K_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      },
+    ],
+  })
+  .openapi('ApiKeyWithSecret')
+
+export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>
+
+export type EmojiIcon = z.infer<typeof EmojiIconSchema>
+
+export type ImageIcon = z.infer<typeof ImageIconSchema>
+
+export const IconSchema: z.ZodType<IconType> = z
+  .lazy(() =>
+    z
+      .discriminatedUnion('type', [EmojiIconSchema, ImageIconSchema])
+      .openapi({
+        description:
+          'Icon of a project, prompt or dataset: an emoji (`type: emoji`) or an image URL (`type: image`).',
+        examples: [{ type: 'emoji', value: '🧪' }],
+      }),
+  )
+  .openapi('Icon')
+
+export type Icon = z.infer<typeof IconSchema>
+
+export const ProjectSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    title: z.string().min(1).max(50),
+    icon: IconSchema,
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'A project groups prompts, datasets, deployment environments and logs. A workspace owns its projects.',
+    required: ['id', 'title', 'icon', 'createdAt', 'updatedAt'],
+    examples: [
+      {
+        id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        title: 'Support assistant',
+        icon: { type: 'emoji', value: '🛟' },
+        createdAt: 1732190400000,
+        updatedAt: 1732190400000,
+      },
+    ],
+  })
+  .openapi('Project')
+
+export type Project = z.infer<typeof ProjectSchema>
+
+export const ProjectListSchema = z
+  .strictObject({ projects: z.array(ProjectSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    required: ['projects', 'pagination'],
+    examples: [
+      {
+        projects: [
+          {
+            id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            title: 'Support assistant',
+            icon: { type: 'emoji', value: '🛟' },
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        ],
+        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('ProjectList')
+
+export type ProjectList = z.infer<typeof ProjectListSchema>
 
 export const CreateProjectRequestSchema = z
   .strictObject({
@@ -916,8 +1085,12 @@ export const LogGroupTotalsSchema = z
       description: 'The earliest `startedAt` of its traces.',
     }),
     lastSeenAt: TimestampSchema.openapi({ description: 'The latest `startedAt` of its traces.' }),
-    traceCount: z.int().min(1),
-    errorCount: z.int().min(0).openapi({ description: 'Its traces whose status is `failure`.' }),
+    traceCount: z.int().min(1).max(9007199254740991),
+    errorCount: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Its traces whose status is `failure`.' }),
     totalCost: z
       .number()
       .min(0)
@@ -6172,18 +6345,6 @@ export const InternalErrorResponse = {
   },
 }
 
-export const PayloadTooLargeResponse = {
-  description:
-    "PAYLOAD_TOO_LARGE: the body is over 32 MB, or a span's serialized content is over 1 MB.",
-  headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
-  content: {
-    'application/json': {
-      schema: ErrorSchema,
-      example: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 32 MB.' } },
-    },
-  },
-}
-
 export const NotFoundResponse = {
   description:
     "RESOURCE_NOT_FOUND: a resource named by the request does not exist in the key's workspace.",
@@ -6192,6 +6353,18 @@ export const NotFoundResponse = {
     'application/json': {
       schema: ErrorSchema,
       example: { error: { code: 'RESOURCE_NOT_FOUND', message: 'Prompt not found.' } },
+    },
+  },
+}
+
+export const PayloadTooLargeResponse = {
+  description:
+    "PAYLOAD_TOO_LARGE: the body is over 32 MB, or a span's serialized content is over 1 MB.",
+  headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+  content: {
+    'application/json': {
+      schema: ErrorSchema,
+      example: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 32 MB.' } },
     },
   },
 }
@@ -6284,6 +6457,17 @@ export const CreatedAtSortParamsSchema = z
       example: 'createdAt:desc',
     },
   })
+
+export const ApiKeyIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'apiKeyId',
+    in: 'path',
+    required: true,
+    description: 'Id of the API key (`apikey_…`).',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+  },
+})
 
 export const CreatedAfterParamsSchema = z.string().regex(...integerText).transform(Number)
   .pipe(z.int().min(0).max(9007199254740991))
@@ -6519,6 +6703,144 @@ const BearerAuthSecurityScheme = {
   scheme: 'bearer',
   description: 'Workspace API key: `Authorization: Bearer <API_KEY>`.',
 }
+
+export const getApiKeysRoute = createRoute({
+  method: 'get',
+  path: '/api-keys',
+  tags: ['ApiKeys'],
+  summary: 'List API keys',
+  description:
+    "Returns `200` with one page of the workspace's API keys, revoked and expired ones included, never their secrets. Paginated on (`createdAt`, `id`), default `createdAt:desc`. Admin keys only: a `full` key not restricted to some projects (others get 403).",
+  operationId: 'listApiKeys',
+  request: {
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: CreatedAtSortParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of API keys.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ApiKeyListSchema,
+          example: {
+            apiKeys: [
+              {
+                id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+                name: 'Checkout service',
+                role: 'ingest-only',
+                projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+                createdAt: 1732190400000,
+                expiresAt: null,
+                revokedAt: null,
+                lastUsedAt: 1732190460000,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postApiKeysRoute = createRoute({
+  method: 'post',
+  path: '/api-keys',
+  tags: ['ApiKeys'],
+  summary: 'Create an API key',
+  description:
+    "Creates an API key in the caller's workspace with a role and, optionally, the projects it is restricted to and an expiry, and returns it with the full key (`201`): the only time the key is shown. A project not in the workspace is `404`; an expiry not in the future is `400`. Admin keys only: a `full` key not restricted to some projects (others get 403).",
+  operationId: 'createApiKey',
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: CreateApiKeyRequestSchema,
+          example: {
+            name: 'Checkout service',
+            role: 'ingest-only',
+            projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: 'The created key with its full key.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ApiKeyWithSecretSchema,
+          example: {
+            id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+            name: 'Checkout service',
+            role: 'ingest-only',
+            projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+            createdAt: 1732190400000,
+            expiresAt: null,
+            revokedAt: null,
+            lastUsedAt: null,
+            key: 'phk_01JD8Q2A1B2C3D4E5F6G7H8J9K_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const deleteApiKeysApiKeyIdRoute = createRoute({
+  method: 'delete',
+  path: '/api-keys/{apiKeyId}',
+  tags: ['ApiKeys'],
+  summary: 'Revoke an API key',
+  description:
+    "Revokes the key (`204`): requests with it are refused (`401`) from then on, on every server within the read cache's lifetime. The key stays listed with its `revokedAt`; revoking a revoked key again is `204` and changes nothing. A key cannot revoke itself when it is the workspace's last active admin key (`409 CONFLICT`), so that the workspace keeps a key that can manage keys. A key of another workspace is `404`. Admin keys only: a `full` key not restricted to some projects (others get 403).",
+  operationId: 'deleteApiKey',
+  request: { params: z.object({ apiKeyId: ApiKeyIdParamsSchema }) },
+  responses: {
+    204: {
+      description: 'Revoked.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    409: ConflictResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
 
 export const getProjectsRoute = createRoute({
   method: 'get',
