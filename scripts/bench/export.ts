@@ -1,9 +1,10 @@
 /**
  * (f) Bulk export: one full POST /logs/spans/export of the seeded project (BENCH_SPANS spans, every one of
- * them, newest first) per database, after the rounds. autocannon counts requests, and an export is one long
- * request: this reads its NDJSON body with fetch as fast as it comes, counts the span lines, and samples the
+ * them, newest first) per database, then one POST /logs/traces/export of its traces, after the rounds.
+ * autocannon counts requests, and an export is one long request: this reads its NDJSON body with fetch as fast
+ * as it comes, counts the item lines, and samples the
  * server's RSS every 100 ms (/proc/<pid>/status) to report its RSS before the export and its peak during the
- * first and the second half of the spans. The export's memory is one page of 200 spans however many it sends
+ * first and the second half of the items. The export's memory is one page of 200 items however many it sends
  * (ADR 0014): the second half's peak should be no higher than the first's.
  */
 import { rssMb } from "./processes.ts";
@@ -15,13 +16,18 @@ export interface ExportRequest {
   body: Record<string, unknown>;
 }
 
+/** Which export: of spans or of traces. */
+export type ExportKind = "spans" | "traces";
+
 export interface ExportResult {
   store: StoreName;
-  spans: number;
+  kind: ExportKind;
+  /** Items (spans or traces) received. */
+  items: number;
   bytes: number;
   seconds: number;
   rssBefore: number;
-  /** The peak RSS while the first half of the spans came, and while the second half did. */
+  /** The peak RSS while the first half of the items came, and while the second half did. */
   rssPeakFirstHalf: number;
   rssPeakSecondHalf: number;
   /** Whether the body ended with the `end` line and its count matched the lines. */
@@ -33,18 +39,19 @@ export async function measureExport(
   store: StoreName,
   request: ExportRequest,
   pid: number | undefined,
+  kind: ExportKind,
 ): Promise<ExportResult> {
   const rssBefore = rssMb(pid);
-  const samples: { spans: number; rss: number }[] = [];
-  let spans = 0;
-  const sampler = setInterval(() => samples.push({ spans, rss: rssMb(pid) }), 100);
+  const samples: { items: number; rss: number }[] = [];
+  let items = 0;
+  const sampler = setInterval(() => samples.push({ items, rss: rssMb(pid) }), 100);
   const peak = (half: (at: number) => boolean) =>
-    Math.max(...samples.filter((sample) => half(sample.spans)).map((sample) => sample.rss));
+    Math.max(...samples.filter((sample) => half(sample.items)).map((sample) => sample.rss));
   const started = performance.now();
   let bytes = 0;
   let last = "";
   try {
-    const response = await fetch(`${request.url}/v2/logs/spans/export`, {
+    const response = await fetch(`${request.url}/v2/logs/${kind}/export`, {
       method: "POST",
       headers: { Authorization: `Bearer ${request.key}`, "Content-Type": "application/json" },
       body: JSON.stringify(request.body),
@@ -53,7 +60,8 @@ export async function measureExport(
       const text = await response.text();
       return {
         store,
-        spans,
+        kind,
+        items,
         bytes,
         seconds: 0,
         rssBefore,
@@ -71,7 +79,7 @@ export async function measureExport(
       const lines = text.split("\n");
       tail = lines.pop() ?? "";
       for (const line of lines) {
-        if (line.startsWith('{"id":')) spans += 1;
+        if (line.startsWith('{"id":')) items += 1;
         else last = line;
       }
     }
@@ -79,13 +87,14 @@ export async function measureExport(
     const end = JSON.parse(last || "{}") as { end?: boolean; exported?: number };
     return {
       store,
-      spans,
+      kind,
+      items,
       bytes,
       seconds,
       rssBefore,
-      rssPeakFirstHalf: peak((at) => at < spans / 2),
-      rssPeakSecondHalf: peak((at) => at >= spans / 2),
-      complete: end.end === true && end.exported === spans,
+      rssPeakFirstHalf: peak((at) => at < items / 2),
+      rssPeakSecondHalf: peak((at) => at >= items / 2),
+      complete: end.end === true && end.exported === items,
     };
   } finally {
     clearInterval(sampler);
@@ -96,20 +105,21 @@ export function printExport(results: ExportResult[]) {
   if (results.length === 0) return;
   const lines = [
     "",
-    "(f) POST /logs/spans/export, every seeded span, one export per database (NDJSON read with fetch)",
-    "store     spans       seconds  spans/s   MB/s   RSS before MB  peak 1st half  peak 2nd half  complete",
+    "(f) POST /logs/spans/export (every seeded span) and /logs/traces/export (every trace), one each per database (NDJSON read with fetch)",
+    "store     export         items   seconds  items/s   MB/s   RSS before MB  peak 1st half  peak 2nd half  complete",
   ];
   for (const r of results) {
     if (r.reason) {
-      lines.push(`${r.store.padEnd(8)}  not measured: ${r.reason}`);
+      lines.push(`${r.store.padEnd(8)}  ${r.kind.padEnd(6)}  not measured: ${r.reason}`);
       continue;
     }
     lines.push(
       [
         r.store.padEnd(8),
-        r.spans.toLocaleString("en").padStart(10),
+        r.kind.padEnd(6),
+        r.items.toLocaleString("en").padStart(10),
         r.seconds.toFixed(1).padStart(8),
-        Math.round(r.spans / r.seconds)
+        Math.round(r.items / r.seconds)
           .toLocaleString("en")
           .padStart(8),
         (r.bytes / 1024 / 1024 / r.seconds).toFixed(1).padStart(6),

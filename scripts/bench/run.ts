@@ -197,8 +197,9 @@ async function benchLogs() {
     const exports: ExportResult[] = [];
     for (const run of runs) {
       if (!run.exportRequest) continue;
-      log(`${run.store}: exporting every seeded span`);
-      exports.push(await measureExport(run.store, run.exportRequest, run.server.pid));
+      log(`${run.store}: exporting every seeded span, then every trace`);
+      exports.push(await measureExport(run.store, run.exportRequest, run.server.pid, "spans"));
+      exports.push(await measureExport(run.store, run.exportRequest, run.server.pid, "traces"));
     }
     // (h) retention last: it deletes half the seeded project.
     const retentions: RetentionResult[] = [];

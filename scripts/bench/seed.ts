@@ -239,6 +239,7 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
         latency: 2_000,
         referenceId: `seed-${i}`,
         sessionId: `sess-${i % 5_000}`,
+        userId: `user-${i % 1_000}`,
         attributes: JSON.stringify(traceAttributes),
         tags: JSON.stringify([tag]),
         spanIds: JSON.stringify(spanIds),

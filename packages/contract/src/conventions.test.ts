@@ -55,7 +55,10 @@ describe.each(operations)("%s", (_, op) => {
   const sort = params.get("query:sort")?.schema ?? (bodyFields && tryField(bodyFields, "sort"));
   if (sort) {
     it("sorts newest first by default", () => {
-      expect(resolveSchema(sort).default).toBe(op.path.startsWith("/logs/") ? "startedAt:desc" : "createdAt:desc");
+      // Sessions and users are groups of traces: their newest is the one whose latest trace is newest.
+      const groups = /\/(sessions|users)$/.test(op.path);
+      const newest = op.path.startsWith("/logs/") ? "startedAt:desc" : groups ? "lastSeenAt:desc" : "createdAt:desc";
+      expect(resolveSchema(sort).default).toBe(newest);
     });
   }
 });

@@ -17,12 +17,19 @@ export interface Principal {
 type Access = "read" | "write" | "ingest" | "deployment-read" | "workspace-write" | "own-key";
 
 const ACCESS = {
+  // Keys hold the workspace's access: admin keys only (full, every project).
+  listApiKeys: "workspace-write",
+  createApiKey: "workspace-write",
+  deleteApiKey: "workspace-write",
   listProjects: "read",
   createProject: "workspace-write",
   getProject: "read",
   updateProject: "write",
   listDeploymentEnvironments: "read",
   createDeploymentEnvironment: "write",
+  listSessions: "read",
+  listSessionTraces: "read",
+  listUsers: "read",
   // Webhook endpoints hold a signing secret and custom headers and send the project's events out: full keys only.
   listWebhooks: "write",
   createWebhook: "write",

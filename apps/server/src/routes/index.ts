@@ -10,11 +10,14 @@ import { projectRoutes } from "./projects/index.ts";
 import { promptRoutes } from "./prompts/index.ts";
 import { providerRoutes } from "./providers/index.ts";
 import { scoreRoutes } from "./scores/index.ts";
+import { sessionRoutes } from "./sessions/index.ts";
 import { webhookRoutes } from "./webhooks/index.ts";
 
 /** Every implemented operation, registered in spec order (area by area, as the spec's tags run). */
 export const routeDefinitions: readonly RouteDefinition[] = [
+  ...apiKeyRoutes,
   ...projectRoutes,
+  ...sessionRoutes,
   ...webhookRoutes,
   ...promptRoutes,
   ...deploymentRoutes,
@@ -25,5 +28,4 @@ export const routeDefinitions: readonly RouteDefinition[] = [
   ...scoreRoutes,
   ...providerRoutes,
   ...modelRoutes,
-  ...apiKeyRoutes,
 ] as readonly RouteDefinition[];

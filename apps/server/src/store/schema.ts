@@ -179,6 +179,8 @@ export interface Database {
     latency: number;
     referenceId: string | null;
     sessionId: string | null;
+    /** The end user of the customer's application the trace served. */
+    userId: string | null;
     /** JSON object. */
     attributes: string;
     /** JSON string[]. */

@@ -23,6 +23,7 @@ export interface TraceFixture {
   endedAt?: number;
   referenceId?: string | null;
   sessionId?: string | null;
+  userId?: string | null;
   attributes?: Attributes;
   tags?: string[];
   spanIds?: string[];
@@ -91,6 +92,7 @@ export async function insertTrace(h: Harness, fixture: TraceFixture = {}): Promi
       latency: endedAt - startedAt,
       referenceId: fixture.referenceId ?? null,
       sessionId: fixture.sessionId ?? null,
+      userId: fixture.userId ?? null,
       attributes: JSON.stringify(attributes),
       tags: JSON.stringify([...new Set(tags)]),
       spanIds: JSON.stringify(fixture.spanIds ?? []),

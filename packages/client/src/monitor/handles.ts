@@ -11,6 +11,8 @@ export interface TraceOptions {
   /** Default `unknown`; set it with update() or end() once the outcome is known. */
   status?: TraceStatus;
   sessionId?: string;
+  /** The end user of your application the trace serves (listed with its totals by GET /projects/{projectId}/users). */
+  userId?: string;
   /** Your own unique id of the trace in the project; one is generated when omitted. */
   referenceId?: string;
   tags?: string[];
@@ -24,6 +26,7 @@ export interface TraceUpdate {
   name?: string;
   status?: TraceStatus;
   sessionId?: string;
+  userId?: string;
   tags?: string[];
   attributes?: LogAttributes;
 }
@@ -90,6 +93,7 @@ export class Trace {
         startedAt: options.startedAt ?? Date.now(),
         referenceId,
         sessionId: options.sessionId,
+        userId: options.userId,
         tags: options.tags,
         attributes: options.attributes,
       },
@@ -188,6 +192,7 @@ function applyTraceUpdate(body: TraceBody, update: TraceUpdate): void {
   if (update.name !== undefined) body.name = update.name;
   if (update.status !== undefined) body.status = update.status;
   if (update.sessionId !== undefined) body.sessionId = update.sessionId;
+  if (update.userId !== undefined) body.userId = update.userId;
   if (update.tags !== undefined) body.tags = update.tags;
   if (update.attributes !== undefined) body.attributes = { ...body.attributes, ...update.attributes };
 }

@@ -43,6 +43,7 @@ describe("delivery", () => {
     const trace = monitor.logTrace({
       name: "support-chat",
       sessionId: "s-1",
+      userId: "u-1",
       tags: ["test"],
       attributes: { plan: "pro" },
     });
@@ -63,7 +64,13 @@ describe("delivery", () => {
     const [stored] = (await tracesOf(pharos.client, pharos.projectId)).filter(
       (t) => t.referenceId === trace.referenceId,
     );
-    expect(stored).toMatchObject({ name: "support-chat", status: "success", sessionId: "s-1", tags: ["test"] });
+    expect(stored).toMatchObject({
+      name: "support-chat",
+      status: "success",
+      sessionId: "s-1",
+      userId: "u-1",
+      tags: ["test"],
+    });
     expect(stored?.attributes).toEqual({ plan: "pro", region: "eu" });
     expect(stored?.spanIds).toHaveLength(4);
     expect(stored?.totalCost).toBeCloseTo(0.001);

@@ -710,100 +710,68 @@ type ScoreRuleType =
 
 export type EntityId = z.infer<typeof EntityIdSchema>
 
-export type EmojiIcon = z.infer<typeof EmojiIconSchema>
-
-export type ImageIcon = z.infer<typeof ImageIconSchema>
-
-export const IconSchema: z.ZodType<IconType> = z
-  .lazy(() =>
-    z
-      .discriminatedUnion('type', [EmojiIconSchema, ImageIconSchema])
-      .openapi({
-        description:
-          'Icon of a project, prompt or dataset: an emoji (`type: emoji`) or an image URL (`type: image`).',
-        examples: [{ type: 'emoji', value: '🧪' }],
-      }),
-  )
-  .openapi('Icon')
-
-export type Icon = z.infer<typeof IconSchema>
-
-export const MaskingRuleSchema = z
-  .strictObject({
-    detector: z.enum(['email', 'phone', 'creditCard', 'apiKey', 'regex']),
-    pattern: z
-      .string()
-      .min(1)
-      .max(1000)
-      .exactOptional()
-      .openapi({ description: 'The regular expression of a `regex` rule (RE2 syntax).' }),
-    placeholder: z
-      .string()
-      .max(100)
-      .exactOptional()
-      .openapi({
-        description:
-          'What replaces each match. Defaults to `[EMAIL]`, `[PHONE]`, `[CREDIT_CARD]`, `[API_KEY]` or `[REDACTED]` (regex); responses always show it.',
-      }),
-  })
+export const ApiKeyRoleSchema = z
+  .enum(['full', 'read-only', 'ingest-only'])
   .openapi({
     description:
-      'One masking rule of a project, applied to every log write before it is stored (see "Masking and retention" in the API description). `detector` picks a built-in detector — `email` (e-mail addresses), `phone` (phone numbers written with a leading `+` or with separators), `creditCard` (13 to 19 digits, optionally grouped by spaces or dashes, that pass the Luhn check), `apiKey` (secrets of known shapes: `sk-…`, `sk_live_…`, `ghp_…`, `github_pat_…`, `xox…-`, `AKIA…`, `AIza…`, Pharos `phk_…` keys and `Bearer` tokens) — or `regex`, a custom regular expression in `pattern` (RE2 syntax, matched in linear time: backreferences and lookaround are not supported). Each match is replaced by `placeholder`. `pattern` is required with `regex` and refused with the built-in detectors; a pattern that does not compile, uses unsupported syntax or matches the empty string is 400 VALIDATION_ERROR.',
-    required: ['detector'],
-    examples: [
-      { detector: 'email', placeholder: '[EMAIL]' },
-      { detector: 'regex', pattern: 'order-[0-9]{6}', placeholder: '[ORDER]' },
-    ],
+      "What a key may do: `full` (everything; unrestricted `full` keys are the workspace's admin keys), `read-only` (reads and deployed prompts), `ingest-only` (log writes and deployed prompts: what an application embeds).",
+    examples: ['read-only'],
   })
-  .openapi('MaskingRule')
+  .openapi('ApiKeyRole')
 
-export type MaskingRule = z.infer<typeof MaskingRuleSchema>
+export type ApiKeyRole = z.infer<typeof ApiKeyRoleSchema>
 
 export type Timestamp = z.infer<typeof TimestampSchema>
 
-export const ProjectSchema = z
+export const ApiKeySchema = z
   .strictObject({
     id: EntityIdSchema,
-    title: z.string().min(1).max(50),
-    icon: IconSchema,
-    maskingRules: z
-      .array(MaskingRuleSchema)
-      .max(20)
+    name: z.string().min(1).max(128),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .union([z.array(EntityIdSchema).max(100), z.null().nullable()])
       .openapi({
         description:
-          "The project's masking rules, applied in this order to every log write before it is stored; `[]` when none (the default).",
-      }),
-    retentionDays: z
-      .int()
-      .min(1)
-      .max(3650)
-      .nullable()
-      .openapi({
-        description:
-          "How many days logs are kept, counted from each trace's `startedAt`; older traces are deleted with their spans by a background job. `null` (the default) keeps logs forever.",
+          'The projects the key is restricted to; `null` for every project of the workspace.',
       }),
     createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
+    expiresAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key stops being accepted; `null` for never.' }),
+    revokedAt: z.union([TimestampSchema, z.null().nullable()]),
+    lastUsedAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key was last used, to the minute; `null` if never.' }),
   })
   .openapi({
     description:
-      'A project groups prompts, datasets, deployment environments and logs. A workspace owns its projects.',
-    required: ['id', 'title', 'icon', 'maskingRules', 'retentionDays', 'createdAt', 'updatedAt'],
+      'An API key of the workspace, without its secret (stored hashed; the full key is returned once, by `createApiKey`). `revokedAt` is set once the key is revoked; a revoked or expired key is refused (401).',
+    required: [
+      'id',
+      'name',
+      'role',
+      'projectIds',
+      'createdAt',
+      'expiresAt',
+      'revokedAt',
+      'lastUsedAt',
+    ],
     examples: [
       {
-        id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
-        title: 'Support assistant',
-        icon: { type: 'emoji', value: '🛟' },
-        maskingRules: [],
-        retentionDays: null,
+        id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+        name: 'Checkout service',
+        role: 'ingest-only',
+        projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
         createdAt: 1732190400000,
-        updatedAt: 1732190400000,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: 1732190460000,
       },
     ],
   })
-  .openapi('Project')
+  .openapi('ApiKey')
 
-export type Project = z.infer<typeof ProjectSchema>
+export type ApiKey = z.infer<typeof ApiKeySchema>
 
 export const PaginationSchema = z
   .object({
@@ -834,30 +802,19 @@ export const PaginationSchema = z
 
 export type Pagination = z.infer<typeof PaginationSchema>
 
-export const ProjectListSchema = z
-  .strictObject({ projects: z.array(ProjectSchema).max(200), pagination: PaginationSchema })
+export const ApiKeyListSchema = z
+  .strictObject({ apiKeys: z.array(ApiKeySchema).max(200), pagination: PaginationSchema })
   .openapi({
-    required: ['projects', 'pagination'],
+    description:
+      "One page of the workspace's API keys (without their secrets), revoked ones included.",
+    required: ['apiKeys', 'pagination'],
     examples: [
-      {
-        projects: [
-          {
-            id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
-            title: 'Support assistant',
-            icon: { type: 'emoji', value: '🛟' },
-            maskingRules: [],
-            retentionDays: null,
-            createdAt: 1732190400000,
-            updatedAt: 1732190400000,
-          },
-        ],
-        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
-      },
+      { apiKeys: [], pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null } },
     ],
   })
-  .openapi('ProjectList')
+  .openapi('ApiKeyList')
 
-export type ProjectList = z.infer<typeof ProjectListSchema>
+export type ApiKeyList = z.infer<typeof ApiKeyListSchema>
 
 export const ErrorCodeSchema = z
   .enum([
@@ -931,6 +888,254 @@ export const ErrorSchema = z
   .openapi('Error')
 
 export type Error = z.infer<typeof ErrorSchema>
+
+export const CreateApiKeyRequestSchema = z
+  .strictObject({
+    name: z
+      .string()
+      .min(1)
+      .max(128)
+      .openapi({ description: 'A label for people (which service or person holds the key).' }),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .array(EntityIdSchema)
+      .min(1)
+      .max(100)
+      .refine((items) => new Set(items).size === items.length)
+      .exactOptional()
+      .openapi({
+        description:
+          'Restrict the key to these projects of the workspace (each must exist, else 404); omitted for every project.',
+      }),
+    expiresAt: TimestampSchema.exactOptional().openapi({
+      description:
+        'When the key stops being accepted (401 from then on); must be in the future. Omitted for never.',
+    }),
+  })
+  .openapi({
+    description: "A new API key of the caller's workspace.",
+    required: ['name', 'role'],
+    examples: [
+      {
+        name: 'Checkout service',
+        role: 'ingest-only',
+        projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+      },
+    ],
+  })
+  .openapi('CreateApiKeyRequest')
+
+export type CreateApiKeyRequest = z.infer<typeof CreateApiKeyRequestSchema>
+
+export const ApiKeyWithSecretSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(128),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .union([z.array(EntityIdSchema).max(100), z.null().nullable()])
+      .openapi({
+        description:
+          'The projects the key is restricted to; `null` for every project of the workspace.',
+      }),
+    createdAt: TimestampSchema,
+    expiresAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key stops being accepted; `null` for never.' }),
+    revokedAt: z.union([TimestampSchema, z.null().nullable()]),
+    lastUsedAt: z
+      .union([TimestampSchema, z.null().nullable()])
+      .openapi({ description: 'When the key was last used, to the minute; `null` if never.' }),
+    key: z
+      .string()
+      .min(20)
+      .max(256)
+      .openapi({ description: 'The full key, sent as `Authorization: Bearer <key>`.' }),
+  })
+  .openapi({
+    description:
+      'A newly created API key with its full key (`key`), as `createApiKey` returns it: the only answer that carries it (Pharos keeps only its hash), so store it then.',
+    required: [
+      'id',
+      'name',
+      'role',
+      'projectIds',
+      'createdAt',
+      'expiresAt',
+      'revokedAt',
+      'lastUsedAt',
+      'key',
+    ],
+    examples: [
+      {
+        id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+        name: 'Checkout service',
+        role: 'ingest-only',
+        projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+        createdAt: 1732190400000,
+        expiresAt: null,
+        revokedAt: null,
+        lastUsedAt: null,
+        key: 'phk_01JD8Q2A1B2C3D4E5F6G7H8J9K_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+      },
+    ],
+  })
+  .openapi('ApiKeyWithSecret')
+
+export type ApiKeyWithSecret = z.infer<typeof ApiKeyWithSecretSchema>
+
+export const CurrentApiKeySchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z
+      .string()
+      .max(200)
+      .openapi({ description: "The key's name, as given when it was created." }),
+    role: ApiKeyRoleSchema,
+    projectIds: z
+      .union([z.array(EntityIdSchema).max(1000), z.null().nullable()])
+      .openapi({
+        description:
+          'The projects the key is restricted to; `null` for every project of the workspace.',
+      }),
+    createdAt: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'When the key was created (Unix ms).' }),
+    expiresAt: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .nullable()
+      .openapi({ description: 'When the key stops being accepted (Unix ms); `null` for never.' }),
+  })
+  .openapi({
+    description:
+      'The API key that made the request, as a client needs it to decide what to offer (the console hides edit controls from a read-only key). Never the secret.',
+    required: ['id', 'name', 'role', 'projectIds', 'createdAt', 'expiresAt'],
+  })
+  .openapi('CurrentApiKey')
+
+export type CurrentApiKey = z.infer<typeof CurrentApiKeySchema>
+
+export type EmojiIcon = z.infer<typeof EmojiIconSchema>
+
+export type ImageIcon = z.infer<typeof ImageIconSchema>
+
+export const IconSchema: z.ZodType<IconType> = z
+  .lazy(() =>
+    z
+      .discriminatedUnion('type', [EmojiIconSchema, ImageIconSchema])
+      .openapi({
+        description:
+          'Icon of a project, prompt or dataset: an emoji (`type: emoji`) or an image URL (`type: image`).',
+        examples: [{ type: 'emoji', value: '🧪' }],
+      }),
+  )
+  .openapi('Icon')
+
+export type Icon = z.infer<typeof IconSchema>
+
+export const MaskingRuleSchema = z
+  .strictObject({
+    detector: z.enum(['email', 'phone', 'creditCard', 'apiKey', 'regex']),
+    pattern: z
+      .string()
+      .min(1)
+      .max(1000)
+      .exactOptional()
+      .openapi({ description: 'The regular expression of a `regex` rule (RE2 syntax).' }),
+    placeholder: z
+      .string()
+      .max(100)
+      .exactOptional()
+      .openapi({
+        description:
+          'What replaces each match. Defaults to `[EMAIL]`, `[PHONE]`, `[CREDIT_CARD]`, `[API_KEY]` or `[REDACTED]` (regex); responses always show it.',
+      }),
+  })
+  .openapi({
+    description:
+      'One masking rule of a project, applied to every log write before it is stored (see "Masking and retention" in the API description). `detector` picks a built-in detector — `email` (e-mail addresses), `phone` (phone numbers written with a leading `+` or with separators), `creditCard` (13 to 19 digits, optionally grouped by spaces or dashes, that pass the Luhn check), `apiKey` (secrets of known shapes: `sk-…`, `sk_live_…`, `ghp_…`, `github_pat_…`, `xox…-`, `AKIA…`, `AIza…`, Pharos `phk_…` keys and `Bearer` tokens) — or `regex`, a custom regular expression in `pattern` (RE2 syntax, matched in linear time: backreferences and lookaround are not supported). Each match is replaced by `placeholder`. `pattern` is required with `regex` and refused with the built-in detectors; a pattern that does not compile, uses unsupported syntax or matches the empty string is 400 VALIDATION_ERROR.',
+    required: ['detector'],
+    examples: [
+      { detector: 'email', placeholder: '[EMAIL]' },
+      { detector: 'regex', pattern: 'order-[0-9]{6}', placeholder: '[ORDER]' },
+    ],
+  })
+  .openapi('MaskingRule')
+
+export type MaskingRule = z.infer<typeof MaskingRuleSchema>
+
+export const ProjectSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    title: z.string().min(1).max(50),
+    icon: IconSchema,
+    maskingRules: z
+      .array(MaskingRuleSchema)
+      .max(20)
+      .openapi({
+        description:
+          "The project's masking rules, applied in this order to every log write before it is stored; `[]` when none (the default).",
+      }),
+    retentionDays: z
+      .int()
+      .min(1)
+      .max(3650)
+      .nullable()
+      .openapi({
+        description:
+          "How many days logs are kept, counted from each trace's `startedAt`; older traces are deleted with their spans by a background job. `null` (the default) keeps logs forever.",
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'A project groups prompts, datasets, deployment environments and logs. A workspace owns its projects.',
+    required: ['id', 'title', 'icon', 'maskingRules', 'retentionDays', 'createdAt', 'updatedAt'],
+    examples: [
+      {
+        id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        title: 'Support assistant',
+        icon: { type: 'emoji', value: '🛟' },
+        maskingRules: [],
+        retentionDays: null,
+        createdAt: 1732190400000,
+        updatedAt: 1732190400000,
+      },
+    ],
+  })
+  .openapi('Project')
+
+export type Project = z.infer<typeof ProjectSchema>
+
+export const ProjectListSchema = z
+  .strictObject({ projects: z.array(ProjectSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    required: ['projects', 'pagination'],
+    examples: [
+      {
+        projects: [
+          {
+            id: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            title: 'Support assistant',
+            icon: { type: 'emoji', value: '🛟' },
+            maskingRules: [],
+            retentionDays: null,
+            createdAt: 1732190400000,
+            updatedAt: 1732190400000,
+          },
+        ],
+        pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+      },
+    ],
+  })
+  .openapi('ProjectList')
+
+export type ProjectList = z.infer<typeof ProjectListSchema>
 
 export const CreateProjectRequestSchema = z
   .strictObject({
@@ -1069,6 +1274,287 @@ export const CreateDeploymentEnvironmentRequestSchema = z
 export type CreateDeploymentEnvironmentRequest = z.infer<
   typeof CreateDeploymentEnvironmentRequestSchema
 >
+
+export const LogGroupTotalsSchema = z
+  .strictObject({
+    id: z.string().min(1).max(128),
+    firstSeenAt: TimestampSchema.openapi({
+      description: 'The earliest `startedAt` of its traces.',
+    }),
+    lastSeenAt: TimestampSchema.openapi({ description: 'The latest `startedAt` of its traces.' }),
+    traceCount: z.int().min(1).max(9007199254740991),
+    errorCount: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Its traces whose status is `failure`.' }),
+    totalCost: z
+      .number()
+      .min(0)
+      .openapi({ description: "Sum of its traces' `totalCost`, in US dollars." }),
+    totalInputTokens: z.number().min(0),
+    totalOutputTokens: z.number().min(0),
+  })
+  .openapi({
+    description:
+      "One session or one end user of a project with the totals of its traces, computed from the stored traces when the list is read (exact under every write, span additions and status changes included). `id` is the trace's `sessionId` (sessions) or `userId` (users). Seen times are trace `startedAt` values; an error is a trace whose status is `failure`; cost and tokens are the sums of the traces' aggregates (`totalCost`, `totalInputTokens`, `totalOutputTokens`).",
+    required: [
+      'id',
+      'firstSeenAt',
+      'lastSeenAt',
+      'traceCount',
+      'errorCount',
+      'totalCost',
+      'totalInputTokens',
+      'totalOutputTokens',
+    ],
+    examples: [
+      {
+        id: 'sess-42',
+        firstSeenAt: 1732190400000,
+        lastSeenAt: 1732190460000,
+        traceCount: 3,
+        errorCount: 1,
+        totalCost: 0.000063,
+        totalInputTokens: 36,
+        totalOutputTokens: 15,
+      },
+    ],
+  })
+  .openapi('LogGroupTotals')
+
+export type LogGroupTotals = z.infer<typeof LogGroupTotalsSchema>
+
+export const LogSessionListSchema = z
+  .strictObject({ sessions: z.array(LogGroupTotalsSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: "One page of a project's sessions with their totals.",
+    required: ['sessions', 'pagination'],
+    examples: [
+      { sessions: [], pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null } },
+    ],
+  })
+  .openapi('LogSessionList')
+
+export type LogSessionList = z.infer<typeof LogSessionListSchema>
+
+export const LogStatusSchema = z
+  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
+  .openapi({
+    description:
+      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
+    examples: ['failure'],
+  })
+  .openapi('LogStatus')
+
+export type LogStatus = z.infer<typeof LogStatusSchema>
+
+export const LogAttributesSchema = z
+  .record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]))
+  .refine(...recordWithin({
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    })).openapi({
+    description:
+      'Free key/value metadata of a trace or span: at most 100 keys of 1 to 256 characters (dotted names such as `user.plan` are plain keys, not paths); each value is a string of at most 4,096 characters, a finite number or a boolean. Values keep their JSON type, which matters for `attributes` search filters (`"1"` and `1` differ). More than 100 keys is 400 VALIDATION_ERROR.',
+    examples: [{ 'user.plan': 'pro', retries: 2, cached: false }],
+    ...{
+      maxProperties: 100,
+      propertyNames: { minLength: 1, maxLength: 256 },
+    },
+  })
+  .openapi('LogAttributes')
+
+export type LogAttributes = z.infer<typeof LogAttributesSchema>
+
+export const LogTagsSchema = z
+  .array(z.string().min(1).max(128))
+  .max(100)
+  .openapi({
+    description:
+      'Labels of a trace or span: at most 100 tags of 1 to 128 characters, compared exactly (case-sensitive). A tag given twice is stored once, in order of first appearance.',
+    examples: [['production', 'checkout']],
+  })
+  .openapi('LogTags')
+
+export type LogTags = z.infer<typeof LogTagsSchema>
+
+export const ScoreNameSchema = z
+  .string()
+  .min(1)
+  .max(200)
+  .openapi({
+    description:
+      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
+    examples: ['helpfulness'],
+  })
+  .openapi('ScoreName')
+
+export type ScoreName = z.infer<typeof ScoreNameSchema>
+
+export const ScoreValueSchema = z
+  .union([z.number(), z.string().min(1).max(200), z.boolean()])
+  .openapi({
+    description:
+      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
+    examples: [0.8],
+  })
+  .openapi('ScoreValue')
+
+export type ScoreValue = z.infer<typeof ScoreValueSchema>
+
+export const LogScoreSummarySchema = z
+  .strictObject({
+    name: ScoreNameSchema,
+    count: z.int().min(1).max(9007199254740991),
+    latestValue: ScoreValueSchema,
+    latestAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "The scores of one name on a trace or span, summarised: how many there are and the value of the latest (newest `createdAt`, then highest id). A trace's summary counts the scores on the trace itself and on its spans. The scores themselves: `searchScores`.",
+    required: ['name', 'count', 'latestValue', 'latestAt'],
+    examples: [{ name: 'thumbs', count: 2, latestValue: true, latestAt: 1732190405000 }],
+  })
+  .openapi('LogScoreSummary')
+
+export type LogScoreSummary = z.infer<typeof LogScoreSummarySchema>
+
+export const LogTraceSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(256),
+    status: LogStatusSchema,
+    startedAt: TimestampSchema,
+    endedAt: TimestampSchema.openapi({
+      description:
+        'End of the trace (the server time of creation when the client did not give one).',
+    }),
+    latency: z.number().min(0).openapi({ description: '`endedAt − startedAt`, in milliseconds.' }),
+    referenceId: z.string().max(128).nullable(),
+    sessionId: z.string().max(128).nullable(),
+    userId: z
+      .string()
+      .max(128)
+      .nullable()
+      .openapi({
+        description: 'The end user of the application the trace served; `null` when not given.',
+      }),
+    attributes: LogAttributesSchema,
+    tags: LogTagsSchema,
+    totalCost: z
+      .number()
+      .min(0)
+      .openapi({
+        description:
+          "Sum of the `cost` of the trace's Model spans, in US dollars; 0 when none has one.",
+      }),
+    totalInputTokens: z
+      .number()
+      .min(0)
+      .openapi({
+        description:
+          "Sum of `output.tokenUsage.promptTokens` of the trace's Model spans (platform form only); 0 when none.",
+      }),
+    totalOutputTokens: z
+      .number()
+      .min(0)
+      .openapi({
+        description:
+          "Sum of `output.tokenUsage.completionTokens` of the trace's Model spans (platform form only); 0 when none.",
+      }),
+    spanIds: z
+      .array(EntityIdSchema)
+      .max(10000)
+      .openapi({
+        description:
+          "Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans).",
+      }),
+    scores: z
+      .array(LogScoreSummarySchema)
+      .max(50)
+      .openapi({
+        description:
+          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      'A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`, `userId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.',
+    required: [
+      'id',
+      'name',
+      'status',
+      'startedAt',
+      'endedAt',
+      'latency',
+      'referenceId',
+      'sessionId',
+      'userId',
+      'attributes',
+      'tags',
+      'totalCost',
+      'totalInputTokens',
+      'totalOutputTokens',
+      'spanIds',
+      'scores',
+      'createdAt',
+      'updatedAt',
+    ],
+    examples: [
+      {
+        id: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+        name: 'support-chat',
+        status: 'success',
+        startedAt: 1732190400000,
+        endedAt: 1732190402000,
+        latency: 2000,
+        referenceId: 'req-7f3a2c',
+        sessionId: null,
+        userId: null,
+        attributes: { 'user.plan': 'pro' },
+        tags: ['production'],
+        totalCost: 0.000021,
+        totalInputTokens: 12,
+        totalOutputTokens: 5,
+        spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
+        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
+        createdAt: 1732190402100,
+        updatedAt: 1732190402100,
+      },
+    ],
+  })
+  .openapi('LogTrace')
+
+export type LogTrace = z.infer<typeof LogTraceSchema>
+
+export const LogTraceListSchema = z
+  .strictObject({ pagination: PaginationSchema, traces: z.array(LogTraceSchema).max(200) })
+  .openapi({
+    description: 'One page of traces.',
+    required: ['pagination', 'traces'],
+    examples: [
+      { pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null }, traces: [] },
+    ],
+  })
+  .openapi('LogTraceList')
+
+export type LogTraceList = z.infer<typeof LogTraceListSchema>
+
+export const LogUserListSchema = z
+  .strictObject({ users: z.array(LogGroupTotalsSchema).max(200), pagination: PaginationSchema })
+  .openapi({
+    description: 'One page of the end users of a project with their totals.',
+    required: ['users', 'pagination'],
+    examples: [
+      { users: [], pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null } },
+    ],
+  })
+  .openapi('LogUserList')
+
+export type LogUserList = z.infer<typeof LogUserListSchema>
 
 export const WebhookEventTypeSchema = z
   .enum(['create-deployment', 'evaluation-run-finished'])
@@ -2781,7 +3267,7 @@ export type EvaluatorConfig = z.infer<typeof EvaluatorConfigSchema>
 
 export const LogTextValueFilterSchema = z
   .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    column: z.enum(['name', 'sessionId', 'userId', 'referenceId', 'contentType']),
     operator: z.enum(['equals', 'not-equals', 'contains', 'not-contains']),
     value: z.string().min(1).max(256),
     type: z
@@ -2805,7 +3291,7 @@ export type LogTextValueFilter = z.infer<typeof LogTextValueFilterSchema>
 
 export const LogTextListFilterSchema = z
   .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    column: z.enum(['name', 'sessionId', 'userId', 'referenceId', 'contentType']),
     operator: z.enum(['in', 'not-in']),
     value: z.array(z.string().min(1).max(256)).min(1).max(100),
     type: z
@@ -2829,7 +3315,7 @@ export type LogTextListFilter = z.infer<typeof LogTextListFilterSchema>
 
 export const LogTextExistsFilterSchema = z
   .strictObject({
-    column: z.enum(['name', 'sessionId', 'referenceId', 'contentType']),
+    column: z.enum(['name', 'sessionId', 'userId', 'referenceId', 'contentType']),
     operator: z.literal('exists'),
     value: z.boolean(),
     type: z
@@ -2855,23 +3341,12 @@ export const LogTextFilterSchema = z
   .discriminatedUnion('operator', [LogTextValueFilterSchema, LogTextListFilterSchema, LogTextExistsFilterSchema])
   .openapi({
     description:
-      'Filter on a text column (`name`, `sessionId`, `referenceId`, `contentType`), discriminated by `operator`.',
+      'Filter on a text column (`name`, `sessionId`, `userId`, `referenceId`, `contentType`), discriminated by `operator`.',
     examples: [{ column: 'name', operator: 'contains', value: 'checkout' }],
   })
   .openapi('LogTextFilter')
 
 export type LogTextFilter = z.infer<typeof LogTextFilterSchema>
-
-export const LogStatusSchema = z
-  .enum(['success', 'failure', 'aborted', 'cancelled', 'pending', 'unknown'])
-  .openapi({
-    description:
-      'Status of a stored trace or span, as returned by search and accepted by the search `status` field and `status` filters. Writes accept a subset (TraceStatusInput for traces, SpanStatusInput for spans); `aborted` and `cancelled` only appear on data recorded by other writers (proxies, importers).',
-    examples: ['failure'],
-  })
-  .openapi('LogStatus')
-
-export type LogStatus = z.infer<typeof LogStatusSchema>
 
 export const LogStatusValueFilterSchema = z
   .strictObject({
@@ -3207,30 +3682,6 @@ export const LogAttributeFilterSchema = z
 
 export type LogAttributeFilter = z.infer<typeof LogAttributeFilterSchema>
 
-export const ScoreNameSchema = z
-  .string()
-  .min(1)
-  .max(200)
-  .openapi({
-    description:
-      "The name of what a score grades (`helpfulness`, `thumbs`, `correct-answer`), compared exactly (case matters). A project's score config of the same name types its values.",
-    examples: ['helpfulness'],
-  })
-  .openapi('ScoreName')
-
-export type ScoreName = z.infer<typeof ScoreNameSchema>
-
-export const ScoreValueSchema = z
-  .union([z.number(), z.string().min(1).max(200), z.boolean()])
-  .openapi({
-    description:
-      "A score's value: a number (finite), a string category (1 to 200 characters) or a boolean. A score config of the score's name, when the project has one, decides which of the three it must be and its range or categories.",
-    examples: [0.8],
-  })
-  .openapi('ScoreValue')
-
-export type ScoreValue = z.infer<typeof ScoreValueSchema>
-
 export const LogScoreFilterSchema = z
   .strictObject({
     column: z.literal('scores'),
@@ -3268,7 +3719,7 @@ export const LogFilterSchema = z
   ])
   .openapi({
     description:
-      'One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n',
+      "One search condition `{column, operator, value}` (plus `key` for `column: attributes`), selected by\n`column` (each column belongs to exactly one variant). Conditions are ANDed with each other and with the flat search fields. Each column accepts the\noperators and value types below; anything else is 400 VALIDATION_ERROR.\n\n| column | operators | value | on traces | on spans |\n|---|---|---|---|---|\n| `name` | `equals`, `not-equals`, `contains`, `not-contains` / `in`, `not-in` / `exists` | string / string[] / boolean | trace name | span name |\n| `sessionId` | same as `name` | same | trace `sessionId` | span `sessionId` |\n| `userId` | same as `name` | same | trace `userId` | `userId` of the span's trace |\n| `referenceId` | same as `name` | same | trace `referenceId` | span `referenceId` |\n| `contentType` | same as `name` | same | not allowed (400) | content `type` (`Model`, `Tool`, a custom name…) |\n| `status` | `equals`, `not-equals` / `in`, `not-in` | LogStatus / LogStatus[] | trace status | span status |\n| `latency` | `equals`, `not-equals`, `gt`, `gte`, `lt`, `lte` | number (ms) | `endedAt − startedAt` | `endedAt − startedAt` |\n| `cost` | as `latency` | number (USD) | `totalCost` | `cost` (null unless a Model span with cost) |\n| `inputTokens` | as `latency` | number | `totalInputTokens` | `promptTokens` |\n| `outputTokens` | as `latency` | number | `totalOutputTokens` | `completionTokens` |\n| `totalTokens` | as `latency` | number | `totalInputTokens + totalOutputTokens` | `totalTokens` |\n| `startedAt`, `endedAt` | as `latency` | integer (Unix ms) | trace times | span times |\n| `tags` | `contains`, `not-contains` / `in`, `not-in` | string / string[] | trace tags | span tags |\n| `scores` (+ `name`) | `equals`, `not-equals` / `gt`, `gte`, `lt`, `lte` / `exists` | number, string or boolean / number / boolean | scores on the trace and its spans | scores on the span |\n| `attributes` (+ `key`) | `equals`, `not-equals` / `contains`, `not-contains` / `gt`, `gte`, `lt`, `lte` / `in`, `not-in` / `exists` | string, number or boolean / string / number / array of those / boolean | trace attributes | span attributes |\n\n`equals`, `not-equals`, `in` and `not-in` compare exactly (case-sensitive, same JSON type); `contains`\nand `not-contains` on text are case-insensitive substring matches, on `tags` they test for one tag. A\ncolumn without a value (`null`, or an absent attribute key) matches only the negative operators\n(`not-equals`, `not-contains`, `not-in`) and `exists: false`. An optional `type` field is accepted and\nignored, for clients of the hosted service.\n",
     examples: [
       { column: 'status', operator: 'equals', value: 'failure' },
       { column: 'attributes', key: 'user.plan', operator: 'in', value: ['pro', 'team'] },
@@ -4688,6 +5139,12 @@ export const SearchLogSpansRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact span `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: "Exact `userId` of the span's trace." }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -4928,36 +5385,6 @@ export const TraceStatusInputSchema = z
 
 export type TraceStatusInput = z.infer<typeof TraceStatusInputSchema>
 
-export const LogAttributesSchema = z
-  .record(z.string(), z.union([z.string().max(4096), z.number(), z.boolean()]))
-  .refine(...recordWithin({
-      maxProperties: 100,
-      propertyNames: { minLength: 1, maxLength: 256 },
-    })).openapi({
-    description:
-      'Free key/value metadata of a trace or span: at most 100 keys of 1 to 256 characters (dotted names such as `user.plan` are plain keys, not paths); each value is a string of at most 4,096 characters, a finite number or a boolean. Values keep their JSON type, which matters for `attributes` search filters (`"1"` and `1` differ). More than 100 keys is 400 VALIDATION_ERROR.',
-    examples: [{ 'user.plan': 'pro', retries: 2, cached: false }],
-    ...{
-      maxProperties: 100,
-      propertyNames: { minLength: 1, maxLength: 256 },
-    },
-  })
-  .openapi('LogAttributes')
-
-export type LogAttributes = z.infer<typeof LogAttributesSchema>
-
-export const LogTagsSchema = z
-  .array(z.string().min(1).max(128))
-  .max(100)
-  .openapi({
-    description:
-      'Labels of a trace or span: at most 100 tags of 1 to 128 characters, compared exactly (case-sensitive). A tag given twice is stored once, in order of first appearance.',
-    examples: [['production', 'checkout']],
-  })
-  .openapi('LogTags')
-
-export type LogTags = z.infer<typeof LogTagsSchema>
-
 export const LogTraceInputSchema = z
   .strictObject({
     name: z
@@ -4986,6 +5413,15 @@ export const LogTraceInputSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Client-chosen id of the user session the execution belongs to.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({
+        description:
+          'Client-chosen id of the end user of the application the execution served (not a Pharos user). Sessions and users are listed with their totals by GET /projects/{projectId}/sessions and /users.',
+      }),
     attributes: LogAttributesSchema.exactOptional(),
     tags: LogTagsSchema.exactOptional(),
   })
@@ -5001,6 +5437,7 @@ export const LogTraceInputSchema = z
         endedAt: 1732190402000,
         referenceId: 'req-7f3a2c',
         sessionId: 'sess-42',
+        userId: 'user-7',
         attributes: { 'user.plan': 'pro' },
         tags: ['production'],
       },
@@ -5792,6 +6229,12 @@ export const SearchLogTracesRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact trace `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `userId`.' }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -5836,136 +6279,16 @@ export const SearchLogTracesRequestSchema = z
 
 export type SearchLogTracesRequest = z.infer<typeof SearchLogTracesRequestSchema>
 
-export const LogScoreSummarySchema = z
-  .strictObject({
-    name: ScoreNameSchema,
-    count: z.int().min(1).max(9007199254740991),
-    latestValue: ScoreValueSchema,
-    latestAt: TimestampSchema,
-  })
+export const LogExportFormatSchema = z
+  .enum(['ndjson', 'csv'])
+  .default('ndjson')
   .openapi({
     description:
-      "The scores of one name on a trace or span, summarised: how many there are and the value of the latest (newest `createdAt`, then highest id). A trace's summary counts the scores on the trace itself and on its spans. The scores themselves: `searchScores`.",
-    required: ['name', 'count', 'latestValue', 'latestAt'],
-    examples: [{ name: 'thumbs', count: 2, latestValue: true, latestAt: 1732190405000 }],
+      "The export's format: `ndjson` (default; `application/x-ndjson`: item lines, checkpoint lines and an `end` line) or `csv` (`text/csv`, RFC 4180: a header row, then one row per item; the `nextCursor` column holds a checkpoint cursor on the last row of every page that has a next one, and is empty elsewhere).",
   })
-  .openapi('LogScoreSummary')
+  .openapi('LogExportFormat')
 
-export type LogScoreSummary = z.infer<typeof LogScoreSummarySchema>
-
-export const LogTraceSchema = z
-  .strictObject({
-    id: EntityIdSchema,
-    name: z.string().min(1).max(256),
-    status: LogStatusSchema,
-    startedAt: TimestampSchema,
-    endedAt: TimestampSchema.openapi({
-      description:
-        'End of the trace (the server time of creation when the client did not give one).',
-    }),
-    latency: z.number().min(0).openapi({ description: '`endedAt − startedAt`, in milliseconds.' }),
-    referenceId: z.string().max(128).nullable(),
-    sessionId: z.string().max(128).nullable(),
-    attributes: LogAttributesSchema,
-    tags: LogTagsSchema,
-    totalCost: z
-      .number()
-      .min(0)
-      .openapi({
-        description:
-          "Sum of the `cost` of the trace's Model spans, in US dollars; 0 when none has one.",
-      }),
-    totalInputTokens: z
-      .number()
-      .min(0)
-      .openapi({
-        description:
-          "Sum of `output.tokenUsage.promptTokens` of the trace's Model spans (platform form only); 0 when none.",
-      }),
-    totalOutputTokens: z
-      .number()
-      .min(0)
-      .openapi({
-        description:
-          "Sum of `output.tokenUsage.completionTokens` of the trace's Model spans (platform form only); 0 when none.",
-      }),
-    spanIds: z
-      .array(EntityIdSchema)
-      .max(10000)
-      .openapi({
-        description:
-          "Ids of the trace's spans in the order they were written (a trace holds at most 10,000 spans).",
-      }),
-    scores: z
-      .array(LogScoreSummarySchema)
-      .max(50)
-      .openapi({
-        description:
-          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
-      }),
-    createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
-  })
-  .openapi({
-    description:
-      'A stored trace as returned by search. Every field is present; optional inputs that were not given are `null` (`referenceId`, `sessionId`) or empty (`attributes`, `tags`). The aggregates are maintained on every write to the trace or its spans.',
-    required: [
-      'id',
-      'name',
-      'status',
-      'startedAt',
-      'endedAt',
-      'latency',
-      'referenceId',
-      'sessionId',
-      'attributes',
-      'tags',
-      'totalCost',
-      'totalInputTokens',
-      'totalOutputTokens',
-      'spanIds',
-      'scores',
-      'createdAt',
-      'updatedAt',
-    ],
-    examples: [
-      {
-        id: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
-        name: 'support-chat',
-        status: 'success',
-        startedAt: 1732190400000,
-        endedAt: 1732190402000,
-        latency: 2000,
-        referenceId: 'req-7f3a2c',
-        sessionId: null,
-        attributes: { 'user.plan': 'pro' },
-        tags: ['production'],
-        totalCost: 0.000021,
-        totalInputTokens: 12,
-        totalOutputTokens: 5,
-        spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
-        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
-        createdAt: 1732190402100,
-        updatedAt: 1732190402100,
-      },
-    ],
-  })
-  .openapi('LogTrace')
-
-export type LogTrace = z.infer<typeof LogTraceSchema>
-
-export const LogTraceListSchema = z
-  .strictObject({ pagination: PaginationSchema, traces: z.array(LogTraceSchema).max(200) })
-  .openapi({
-    description: 'One page of traces.',
-    required: ['pagination', 'traces'],
-    examples: [
-      { pagination: { limit: 50, returned: 0, hasMore: false, nextCursor: null }, traces: [] },
-    ],
-  })
-  .openapi('LogTraceList')
-
-export type LogTraceList = z.infer<typeof LogTraceListSchema>
+export type LogExportFormat = z.infer<typeof LogExportFormatSchema>
 
 export const ExportLogTracesRequestSchema = z
   .strictObject({
@@ -6007,6 +6330,12 @@ export const ExportLogTracesRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact trace `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: 'Exact trace `userId`.' }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -6015,6 +6344,7 @@ export const ExportLogTracesRequestSchema = z
         description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
       }),
     sort: LogSortSchema.exactOptional(),
+    format: LogExportFormatSchema.exactOptional(),
     cursor: z
       .string()
       .min(1)
@@ -6312,6 +6642,12 @@ export const ExportLogSpansRequestSchema = z
       .max(128)
       .exactOptional()
       .openapi({ description: 'Exact span `sessionId`.' }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({ description: "Exact `userId` of the span's trace." }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
@@ -6320,6 +6656,7 @@ export const ExportLogSpansRequestSchema = z
         description: 'Up to 20 typed conditions, ANDed with each other and with the fields above.',
       }),
     sort: LogSortSchema.exactOptional(),
+    format: LogExportFormatSchema.exactOptional(),
     cursor: z
       .string()
       .min(1)
@@ -7172,52 +7509,6 @@ export const ModelListSchema = z
 
 export type ModelList = z.infer<typeof ModelListSchema>
 
-export const ApiKeyRoleSchema = z
-  .enum(['full', 'read-only', 'ingest-only'])
-  .openapi({
-    description:
-      'What an API key may do: `full` (every operation), `read-only` (reads, including deployed prompts) or `ingest-only` (log writes and deployed prompts: what an application embeds).',
-    examples: ['read-only'],
-  })
-  .openapi('ApiKeyRole')
-
-export type ApiKeyRole = z.infer<typeof ApiKeyRoleSchema>
-
-export const CurrentApiKeySchema = z
-  .strictObject({
-    id: EntityIdSchema,
-    name: z
-      .string()
-      .max(200)
-      .openapi({ description: "The key's name, as given when it was created." }),
-    role: ApiKeyRoleSchema,
-    projectIds: z
-      .union([z.array(EntityIdSchema).max(1000), z.null().nullable()])
-      .openapi({
-        description:
-          'The projects the key is restricted to; `null` for every project of the workspace.',
-      }),
-    createdAt: z
-      .int()
-      .min(0)
-      .max(9007199254740991)
-      .openapi({ description: 'When the key was created (Unix ms).' }),
-    expiresAt: z
-      .int()
-      .min(0)
-      .max(9007199254740991)
-      .nullable()
-      .openapi({ description: 'When the key stops being accepted (Unix ms); `null` for never.' }),
-  })
-  .openapi({
-    description:
-      'The API key that made the request, as a client needs it to decide what to offer (the console hides edit controls from a read-only key). Never the secret.',
-    required: ['id', 'name', 'role', 'projectIds', 'createdAt', 'expiresAt'],
-  })
-  .openapi('CurrentApiKey')
-
-export type CurrentApiKey = z.infer<typeof CurrentApiKeySchema>
-
 export const RequestIdHeaderSchema = z
   .uuid()
   .exactOptional()
@@ -7327,18 +7618,6 @@ export const InternalErrorResponse = {
   },
 }
 
-export const PayloadTooLargeResponse = {
-  description:
-    "PAYLOAD_TOO_LARGE: the body is over 32 MB, or a span's serialized content is over 1 MB.",
-  headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
-  content: {
-    'application/json': {
-      schema: ErrorSchema,
-      example: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 32 MB.' } },
-    },
-  },
-}
-
 export const NotFoundResponse = {
   description:
     "RESOURCE_NOT_FOUND: a resource named by the request does not exist in the key's workspace.",
@@ -7347,6 +7626,18 @@ export const NotFoundResponse = {
     'application/json': {
       schema: ErrorSchema,
       example: { error: { code: 'RESOURCE_NOT_FOUND', message: 'Prompt not found.' } },
+    },
+  },
+}
+
+export const PayloadTooLargeResponse = {
+  description:
+    "PAYLOAD_TOO_LARGE: the body is over 32 MB, or a span's serialized content is over 1 MB.",
+  headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+  content: {
+    'application/json': {
+      schema: ErrorSchema,
+      example: { error: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body exceeds 32 MB.' } },
     },
   },
 }
@@ -7440,6 +7731,17 @@ export const CreatedAtSortParamsSchema = z
     },
   })
 
+export const ApiKeyIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'apiKeyId',
+    in: 'path',
+    required: true,
+    description: 'Id of the API key (`apikey_…`).',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+  },
+})
+
 export const CreatedAfterParamsSchema = z.string().regex(...integerText).transform(Number)
   .pipe(z.int().min(0).max(9007199254740991))
   .exactOptional()
@@ -7480,6 +7782,41 @@ export const ProjectIdParamsSchema = EntityIdSchema.openapi({
     example: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
   },
 })
+
+export const LogGroupSortParamsSchema = z
+  .enum(['lastSeenAt:desc', 'lastSeenAt:asc', 'cost:desc', 'cost:asc'])
+  .default('lastSeenAt:desc')
+  .exactOptional()
+  .openapi({
+    param: {
+      name: 'sort',
+      in: 'query',
+      required: false,
+      description:
+        'Order of the list: by `lastSeenAt` (the latest trace) or by `cost` (`totalCost`), ties broken by `id` in the same direction. Default `lastSeenAt:desc` (most recently active first).',
+      schema: {
+        type: 'string',
+        enum: ['lastSeenAt:desc', 'lastSeenAt:asc', 'cost:desc', 'cost:asc'],
+        default: 'lastSeenAt:desc',
+      },
+      example: 'cost:desc',
+    },
+  })
+
+export const SessionIdParamsSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .openapi({
+    param: {
+      name: 'sessionId',
+      in: 'path',
+      required: true,
+      description: "A `sessionId` given to the project's traces (URL-encoded).",
+      schema: { type: 'string', minLength: 1, maxLength: 128 },
+      example: 'sess-42',
+    },
+  })
 
 export const WebhookIdParamsSchema = EntityIdSchema.openapi({
   param: {
@@ -7661,6 +7998,182 @@ const BearerAuthSecurityScheme = {
   scheme: 'bearer',
   description: 'Workspace API key: `Authorization: Bearer <API_KEY>`.',
 }
+
+export const getApiKeysRoute = createRoute({
+  method: 'get',
+  path: '/api-keys',
+  tags: ['API keys'],
+  summary: 'List API keys',
+  description:
+    "Returns `200` with one page of the workspace's API keys, revoked and expired ones included, never their secrets. Paginated on (`createdAt`, `id`), default `createdAt:desc`. Admin keys only: a `full` key not restricted to some projects (others get 403).",
+  operationId: 'listApiKeys',
+  request: {
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: CreatedAtSortParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of API keys.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ApiKeyListSchema,
+          example: {
+            apiKeys: [
+              {
+                id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+                name: 'Checkout service',
+                role: 'ingest-only',
+                projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+                createdAt: 1732190400000,
+                expiresAt: null,
+                revokedAt: null,
+                lastUsedAt: 1732190460000,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postApiKeysRoute = createRoute({
+  method: 'post',
+  path: '/api-keys',
+  tags: ['API keys'],
+  summary: 'Create an API key',
+  description:
+    "Creates an API key in the caller's workspace with a role and, optionally, the projects it is restricted to and an expiry, and returns it with the full key (`201`): the only time the key is shown. A project not in the workspace is `404`; an expiry not in the future is `400`. Admin keys only: a `full` key not restricted to some projects (others get 403).",
+  operationId: 'createApiKey',
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: CreateApiKeyRequestSchema,
+          example: {
+            name: 'Checkout service',
+            role: 'ingest-only',
+            projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    201: {
+      description: 'The created key with its full key.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: ApiKeyWithSecretSchema,
+          example: {
+            id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+            name: 'Checkout service',
+            role: 'ingest-only',
+            projectIds: ['project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8'],
+            createdAt: 1732190400000,
+            expiresAt: null,
+            revokedAt: null,
+            lastUsedAt: null,
+            key: 'phk_01JD8Q2A1B2C3D4E5F6G7H8J9K_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getApiKeysCurrentRoute = createRoute({
+  method: 'get',
+  path: '/api-keys/current',
+  tags: ['API keys'],
+  summary: 'Get the calling API key',
+  description:
+    'Returns the API key the request is made with (200): its id, name, role and project restriction, never its secret. Every role may read its own key, so a client (such as the console) can learn what it may offer. A missing, unknown, revoked or expired key is 401.',
+  operationId: 'getCurrentApiKey',
+  responses: {
+    200: {
+      description: 'The calling key.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: CurrentApiKeySchema,
+          example: {
+            id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
+            name: 'Console (QA team)',
+            role: 'read-only',
+            projectIds: null,
+            createdAt: 1732190400000,
+            expiresAt: null,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const deleteApiKeysApiKeyIdRoute = createRoute({
+  method: 'delete',
+  path: '/api-keys/{apiKeyId}',
+  tags: ['API keys'],
+  summary: 'Revoke an API key',
+  description:
+    "Revokes the key (`204`): requests with it are refused (`401`) from then on, on every server within the read cache's lifetime. The key stays listed with its `revokedAt`; revoking a revoked key again is `204` and changes nothing. A key cannot revoke itself when it is the workspace's last active admin key (`409 CONFLICT`), so that the workspace keeps a key that can manage keys. A key of another workspace is `404`. Admin keys only: a `full` key not restricted to some projects (others get 403).",
+  operationId: 'deleteApiKey',
+  request: { params: z.object({ apiKeyId: ApiKeyIdParamsSchema }) },
+  responses: {
+    204: {
+      description: 'Revoked.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    409: ConflictResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
 
 export const getProjectsRoute = createRoute({
   method: 'get',
@@ -7959,6 +8472,174 @@ export const postProjectsProjectIdDeploymentEnvironmentsRoute = createRoute({
     404: NotFoundResponse,
     409: ConflictResponse,
     413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdSessionsRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/sessions',
+  tags: ['Logs'],
+  summary: 'List sessions',
+  description:
+    "Returns `200` with one page of the project's sessions, each with the totals of its traces: first and last\nseen (`startedAt`), trace count, error count (status `failure`), cost and tokens. Sessions are the distinct\n`sessionId` values of the project's traces; a trace without one belongs to none. Ordered by `sort` (default\n`lastSeenAt:desc`) and keyset-paginated on (the sort's value, `id`): `limit` 1 to 200 (default 50), then\npass `pagination.nextCursor` as `cursor` with the same `sort`. The totals are computed from the stored\ntraces when the page is read, so they are exact after any write, and a later page reflects the writes\nmade since the earlier one (a session or user whose sort value moved across the cursor may be skipped or\nlisted twice). An unknown `sort` is `400 VALIDATION_ERROR`; a bad cursor, or one reused with another\n`sort`, is `400 INVALID_CURSOR`; a `projectId` not in the workspace is `404`; a key restricted to other\nprojects gets `403`.\n",
+  operationId: 'listSessions',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: LogGroupSortParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of sessions.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogSessionListSchema,
+          example: {
+            sessions: [
+              {
+                id: 'sess-42',
+                firstSeenAt: 1732190400000,
+                lastSeenAt: 1732190460000,
+                traceCount: 3,
+                errorCount: 1,
+                totalCost: 0.000063,
+                totalInputTokens: 36,
+                totalOutputTokens: 15,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdSessionsSessionIdTracesRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/sessions/{sessionId}/traces',
+  tags: ['Logs'],
+  summary: "List a session's traces in order",
+  description:
+    "Returns `200` with one page of the traces whose `sessionId` is the path's, oldest first (`startedAt`\nascending, then `id`), so that a conversation reads turn by turn; the same trace items as POST\n/logs/traces. Keyset-paginated: `limit` 1 to 200 (default 50), then pass `pagination.nextCursor` as\n`cursor`; a trace written later than the last page's is on a later page. A session without traces is an\nempty page (`200`), not `404`. A bad cursor is `400 INVALID_CURSOR`; a `projectId` not in the workspace is\n`404`; a key restricted to other projects gets `403`.\n",
+  operationId: 'listSessionTraces',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema, sessionId: SessionIdParamsSchema }),
+    query: z.object({ limit: LimitParamsSchema, cursor: CursorParamsSchema }),
+  },
+  responses: {
+    200: {
+      description: "One page of the session's traces, oldest first.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogTraceListSchema,
+          example: {
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+            traces: [
+              {
+                id: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+                name: 'support-chat',
+                status: 'success',
+                startedAt: 1732190400000,
+                endedAt: 1732190402000,
+                latency: 2000,
+                referenceId: 'req-7f3a2c',
+                sessionId: 'sess-42',
+                userId: 'user-7',
+                attributes: {},
+                tags: [],
+                scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190460000 }],
+                totalCost: 0.000021,
+                totalInputTokens: 12,
+                totalOutputTokens: 5,
+                spanIds: ['span_01JD8Q9E4F6G8H0J2K4M6N8P0R'],
+                createdAt: 1732190402100,
+                updatedAt: 1732190402100,
+              },
+            ],
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdUsersRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/users',
+  tags: ['Logs'],
+  summary: 'List end users',
+  description:
+    "Returns `200` with one page of the project's end users, each with the totals of its traces: first and last\nseen (`startedAt`), trace count, error count (status `failure`), cost and tokens. Users are the distinct\n`userId` values of the project's traces; a trace without one belongs to none. Ordered by `sort` (default\n`lastSeenAt:desc`) and keyset-paginated on (the sort's value, `id`): `limit` 1 to 200 (default 50), then\npass `pagination.nextCursor` as `cursor` with the same `sort`. The totals are computed from the stored\ntraces when the page is read, so they are exact after any write, and a later page reflects the writes\nmade since the earlier one (a session or user whose sort value moved across the cursor may be skipped or\nlisted twice). An unknown `sort` is `400 VALIDATION_ERROR`; a bad cursor, or one reused with another\n`sort`, is `400 INVALID_CURSOR`; a `projectId` not in the workspace is `404`; a key restricted to other\nprojects gets `403`.\n",
+  operationId: 'listUsers',
+  request: {
+    params: z.object({ projectId: ProjectIdParamsSchema }),
+    query: z.object({
+      limit: LimitParamsSchema,
+      cursor: CursorParamsSchema,
+      sort: LogGroupSortParamsSchema,
+    }),
+  },
+  responses: {
+    200: {
+      description: 'One page of end users.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogUserListSchema,
+          example: {
+            users: [
+              {
+                id: 'user-7',
+                firstSeenAt: 1732190400000,
+                lastSeenAt: 1732190460000,
+                traceCount: 3,
+                errorCount: 1,
+                totalCost: 0.000063,
+                totalInputTokens: 36,
+                totalOutputTokens: 15,
+              },
+            ],
+            pagination: { limit: 50, returned: 1, hasMore: false, nextCursor: null },
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },
@@ -11086,6 +11767,7 @@ export const postLogsTracesRoute = createRoute({
                 latency: 2000,
                 referenceId: 'req-7f3a2c',
                 sessionId: 'sess-42',
+                userId: 'user-7',
                 attributes: { 'user.plan': 'pro' },
                 tags: ['production'],
                 totalCost: 0.000021,
@@ -11119,7 +11801,7 @@ export const postLogsTracesExportRoute = createRoute({
   tags: ['Logs'],
   summary: 'Export traces (NDJSON stream)',
   description:
-    "Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), without their span bodies (export those with `POST /logs/spans/export`), with constant\nmemory on the server whatever the size: the export reads the search's keyset pages of 200 traces one\nafter the other and writes each to the response as the client reads it. The body is the body of\n`POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same\norder (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace's JSON in the\nsearch's `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with\ntraces for spans.\n",
+    'Streams every trace of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), without their span bodies (export those with `POST /logs/spans/export`), with constant\nmemory on the server whatever the size: the export reads the search\'s keyset pages of 200 traces one\nafter the other and writes each to the response as the client reads it. The body is the body of\n`POST /logs/traces` without `limit` (same fields, same rules, same errors); the traces come in the same\norder (`sort`, default `startedAt:desc`), and each trace line is byte for byte the trace\'s JSON in the\nsearch\'s `traces` array. The lines, resuming and errors are those of `POST /logs/spans/export`, with\ntraces for spans; so is CSV (`"format": "csv"`), its columns the fields of `LogTrace` in the schema\'s order,\nthen `nextCursor`.\n',
   operationId: 'exportLogTraces',
   request: {
     body: {
@@ -11150,6 +11832,16 @@ export const postLogsTracesExportRoute = createRoute({
         'application/x-ndjson': {
           schema: LogTraceExportLineSchema,
           example: { end: true, exported: 0 },
+        },
+        'text/csv': {
+          schema: z
+            .string()
+            .max(1099511627776)
+            .openapi({
+              description:
+                "With `format` `csv`, the traces as RFC 4180 CSV, streamed (see the operation's description).",
+            }),
+          example: 'id,name,status,nextCursor\r\n',
         },
       },
     },
@@ -11262,7 +11954,7 @@ export const postLogsSpansExportRoute = createRoute({
   tags: ['Logs'],
   summary: 'Export spans (NDJSON stream)',
   description:
-    'Streams every span of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), with constant memory on the server whatever the size: the export reads the search\'s\nkeyset pages of 200 spans one after the other and writes each to the response as the client reads it.\nThe body is the body of `POST /logs/spans` without `limit` (same fields, same rules, same errors); the\nspans come in the same order (`sort`, default `startedAt:desc`), and each span line is byte for byte the\nspan\'s JSON in the search\'s `spans` array.\n\nLines, in order:\n- a span (`LogSpan`, the only lines with an `id`);\n- after each page of spans but the last, a checkpoint `{"nextCursor": "…", "exported": n}`: every span\n  before it has been sent, and its `nextCursor` resumes after them;\n- at the end, `{"end": true, "exported": n}`, `n` the spans this response sent.\n\n**Resuming.** An export cut short (network error, client stopped, server error) has no `end` line: send\nthe same body with `cursor` = the last checkpoint\'s `nextCursor` and drop the spans received after that\ncheckpoint (they come again); the spans received before it plus the resumed export are the whole\nexport, without duplicates. Checkpoint cursors are the search\'s cursors: a search page\'s `nextCursor`\nalso starts an export after that page, and a checkpoint\'s pages a search. Like search pages, an export\nis stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not\na snapshot: a span written after the export began is included when its position is still ahead.\n\n**Errors.** Every error that can be known before the first byte is a normal JSON error with its status:\na bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in\nthe workspace `404`, `429` (the same read rate limit class and roles as search). A failure after the\nfirst byte cannot change the status: the server ends the stream without the `end` line, which is how a\nclient tells a truncated export from a complete one.\n',
+    'Streams every span of the project that matches a search, as NDJSON (`application/x-ndjson`, one JSON\nobject per line), with constant memory on the server whatever the size: the export reads the search\'s\nkeyset pages of 200 spans one after the other and writes each to the response as the client reads it.\nThe body is the body of `POST /logs/spans` without `limit` (same fields, same rules, same errors); the\nspans come in the same order (`sort`, default `startedAt:desc`), and each span line is byte for byte the\nspan\'s JSON in the search\'s `spans` array.\n\nLines, in order:\n- a span (`LogSpan`, the only lines with an `id`);\n- after each page of spans but the last, a checkpoint `{"nextCursor": "…", "exported": n}`: every span\n  before it has been sent, and its `nextCursor` resumes after them;\n- at the end, `{"end": true, "exported": n}`, `n` the spans this response sent.\n\n**Resuming.** An export cut short (network error, client stopped, server error) has no `end` line: send\nthe same body with `cursor` = the last checkpoint\'s `nextCursor` and drop the spans received after that\ncheckpoint (they come again); the spans received before it plus the resumed export are the whole\nexport, without duplicates. Checkpoint cursors are the search\'s cursors: a search page\'s `nextCursor`\nalso starts an export after that page, and a checkpoint\'s pages a search. Like search pages, an export\nis stable while new spans arrive (nothing is sent twice or skipped because of later writes); it is not\na snapshot: a span written after the export began is included when its position is still ahead.\n\n**CSV.** With `"format": "csv"` the response is `text/csv; charset=utf-8` (RFC 4180) instead: a header row\nnaming the columns, then one row per span in the same order. The columns are the fields of `LogSpan` in\nthe schema\'s order (without `parsedContent`, which repeats `content`), then\n`nextCursor`. A text is written as it is, a number as JSON writes it, `true`/`false`, `null` as an empty\nfield, and an object or array (`attributes`, `tags`, `events`, `spanIds`) as its JSON text. A field holding a\ncomma, a double quote, CR or LF is enclosed in double quotes, its quotes doubled; rows end with CRLF. The\nlast row of every page that has a next one carries the checkpoint cursor in `nextCursor` (empty in other\nrows): resume as for NDJSON, from the last row with a `nextCursor`, dropping the rows after it. CSV has no\n`end` line: a failure after the first byte aborts the response, so an HTTP client sees an incomplete body\n(an error) rather than a short but well-formed one. The format does not change the cursors: a CSV\ncheckpoint resumes an NDJSON export and the other way round.\n\n**Errors.** Every error that can be known before the first byte is a normal JSON error with its status:\na bad body or cursor `400`, `401`, a key restricted to other projects `403`, a project or prompt not in\nthe workspace `404`, `429` (the same read rate limit class and roles as search). A failure after the\nfirst byte cannot change the status: the server ends the stream without the `end` line, which is how a\nclient tells a truncated export from a complete one.\n',
   operationId: 'exportLogSpans',
   request: {
     body: {
@@ -11294,6 +11986,16 @@ export const postLogsSpansExportRoute = createRoute({
           schema: LogSpanExportLineSchema,
           example: { end: true, exported: 0 },
         },
+        'text/csv': {
+          schema: z
+            .string()
+            .max(1099511627776)
+            .openapi({
+              description:
+                "With `format` `csv`, the spans as RFC 4180 CSV, streamed (see the operation's description).",
+            }),
+          example: 'id,name,status,nextCursor\r\n',
+        },
       },
     },
     400: BadRequestResponse,
@@ -11312,7 +12014,7 @@ export const postOtelV1TracesRoute = createRoute({
   tags: ['Logs'],
   summary: 'Receive OpenTelemetry traces (OTLP/HTTP)',
   description:
-    'The OTLP/HTTP traces endpoint: point an OpenTelemetry exporter at it and every span it exports is stored as\na Pharos span, through the same write path as `POST /logs/trace` (acknowledged = committed, the same\n`503 OVERLOADED` and rate limit class as span writes). Setup for an instrumented application:\n\n```\nOTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8080/v2/otel\nOTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <API_KEY>,x-pharos-project-id=<PROJECT_ID>"\nOTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf   # or http/json\n```\n\n**Request.** An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json` (OTLP/JSON:\nhex ids, 64-bit integers as strings or numbers, enums as numbers), optionally with\n`Content-Encoding: gzip`. The 32 MB body limit counts the bytes sent; the decompressed body may be at most\n64 MB (more is `413 PAYLOAD_TOO_LARGE`, nothing stored). A body that is not a well-formed request\n(truncated protobuf, malformed JSON, a field of the wrong type, ids that are not hex) is\n`400 VALIDATION_ERROR` and nothing of it is stored; another `Content-Type` or `Content-Encoding` is `400`.\n\n**Project.** The `x-pharos-project-id` header, else the resource attribute `pharos.project.id` (per\nresource). Neither is `400` with a message that says how to set them. A project of another workspace is\n`404`, one outside the key\'s restriction `403`, as for `POST /logs/trace`; an `ingest-only` key is enough.\n\n**Response.** `200` with an `ExportTraceServiceResponse` in the request\'s encoding. A request is stored\nas a whole or not at all, except for spans rejected one by one, counted in `partialSuccess`: a trace id\nthat is not 16 bytes or a span id that is not 8 (or all zeros), a parent span id that is not 8 bytes, a\nstart time outside Pharos\' time range, and spans beyond the 10,000 a trace may hold. Errors use Pharos\'\nerror body (JSON), not `google.rpc.Status`. A span exported again (same trace and span id) is not stored\ntwice: it counts as accepted.\n\n**Traces.** One Pharos trace per OTel trace id: its `referenceId` is the hex trace id, and it is created\nby the first span that arrives. Exporters send children before parents and split a trace over many\nrequests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is\n`pending`, named after its first span, and spans the earliest start to the latest end of its spans; the\nroot sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans\narrive.\n\n**Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span\'s,\nin milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is\nkept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept\nverbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,\n`NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as\n`otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,\n`producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are\nkept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of\n`attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an\nevent over 16,384 characters) is kept in the content\'s input JSON under `otel` instead. A content over\n1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`\n(a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.\n\n**Content type** is chosen by the first convention that matches, in this order:\n\n| Convention | Recognised by | Content type |\n|---|---|---|\n| OpenInference | `openinference.span.kind` | `LLM` → `Model`; `TOOL` → `Tool`; `RETRIEVER` → `Retrieval`; `EMBEDDING` → `Embeddings`; `GUARDRAIL` → `Guardrail`; `CHAIN`, `AGENT` → `Function`; others → `Other` |\n| Vercel AI SDK | `ai.operationId` | `ai.*.doGenerate`, `ai.*.doStream` → `Model`; `ai.toolCall` → `Tool`; `ai.embed*.doEmbed` → `Embeddings`; the outer `ai.generateText`, `ai.streamText`, … → `Function` (so usage is not counted twice) |\n| OpenLLMetry | `traceloop.span.kind` | `tool` → `Tool`; `workflow`, `task`, `agent` → `Function`; LLM calls carry `gen_ai.*` (below) |\n| OTel GenAI | `gen_ai.operation.name`, else `gen_ai.provider.name` / `gen_ai.system` with a model | `chat`, `text_completion`, `generate_content` (or none) → `Model`; `embeddings` → `Embeddings`; `execute_tool` → `Tool`; `invoke_agent`, `create_agent` → `Function`; OpenLLMetry\'s `llm.request.type` `embedding` → `Embeddings` |\n| none | — | `Other` (input `{}`, output `{}`, everything in `attributes`) |\n\nFields of a `Model` span (the first attribute present wins):\n\n| Field | Attributes |\n|---|---|\n| `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |\n| `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |\n| `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |\n| `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |\n| `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |\n| `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |\n\nOther content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,\n`ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,\n`input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,\nother text as a JSON string); a `Retrieval` span\'s documents from `retrieval.documents.N.document.*`\nstay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.\n',
+    'The OTLP/HTTP traces endpoint: point an OpenTelemetry exporter at it and every span it exports is stored as\na Pharos span, through the same write path as `POST /logs/trace` (acknowledged = committed, the same\n`503 OVERLOADED` and rate limit class as span writes). Setup for an instrumented application:\n\n```\nOTEL_EXPORTER_OTLP_ENDPOINT=http://127.0.0.1:8080/v2/otel\nOTEL_EXPORTER_OTLP_HEADERS="Authorization=Bearer <API_KEY>,x-pharos-project-id=<PROJECT_ID>"\nOTEL_EXPORTER_OTLP_PROTOCOL=http/protobuf   # or http/json\n```\n\n**Request.** An `ExportTraceServiceRequest` as `application/x-protobuf` or `application/json` (OTLP/JSON:\nhex ids, 64-bit integers as strings or numbers, enums as numbers), optionally with\n`Content-Encoding: gzip`. The 32 MB body limit counts the bytes sent; the decompressed body may be at most\n64 MB (more is `413 PAYLOAD_TOO_LARGE`, nothing stored). A body that is not a well-formed request\n(truncated protobuf, malformed JSON, a field of the wrong type, ids that are not hex) is\n`400 VALIDATION_ERROR` and nothing of it is stored; another `Content-Type` or `Content-Encoding` is `400`.\n\n**Project.** The `x-pharos-project-id` header, else the resource attribute `pharos.project.id` (per\nresource). Neither is `400` with a message that says how to set them. A project of another workspace is\n`404`, one outside the key\'s restriction `403`, as for `POST /logs/trace`; an `ingest-only` key is enough.\n\n**Response.** `200` with an `ExportTraceServiceResponse` in the request\'s encoding. A request is stored\nas a whole or not at all, except for spans rejected one by one, counted in `partialSuccess`: a trace id\nthat is not 16 bytes or a span id that is not 8 (or all zeros), a parent span id that is not 8 bytes, a\nstart time outside Pharos\' time range, and spans beyond the 10,000 a trace may hold. Errors use Pharos\'\nerror body (JSON), not `google.rpc.Status`. A span exported again (same trace and span id) is not stored\ntwice: it counts as accepted.\n\n**Traces.** One Pharos trace per OTel trace id: its `referenceId` is the hex trace id, and it is created\nby the first span that arrives. Exporters send children before parents and split a trace over many\nrequests: later spans attach to the same trace. Until its root span (no parent) arrives the trace is\n`pending`, named after its first span, and spans the earliest start to the latest end of its spans; the\nroot sets its name, times and status. `spanIds`, `totalCost` and the token totals are kept exact as spans\narrive. The trace\'s `sessionId` is the `session.id` attribute and its `userId` the `user.id` attribute\n(else `enduser.id`) of its spans: the root\'s when it has them, else the first span\'s that does; set once,\nby the first request that brings one (text of 1 to 128 characters; other values are ignored). A span\'s own\n`sessionId` is its `session.id`. These attributes also stay in the span\'s `attributes`.\n\n**Spans.** `referenceId` = hex span id, `parentReferenceId` = hex parent span id; times are the span\'s,\nin milliseconds; status: OTel `ERROR` → `failure`, `OK` and `UNSET` → `success` (the status message is\nkept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept\nverbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,\n`NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as\n`otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,\n`producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are\nkept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of\n`attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an\nevent over 16,384 characters) is kept in the content\'s input JSON under `otel` instead. A content over\n1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`\n(a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.\n\n**Content type** is chosen by the first convention that matches, in this order:\n\n| Convention | Recognised by | Content type |\n|---|---|---|\n| OpenInference | `openinference.span.kind` | `LLM` → `Model`; `TOOL` → `Tool`; `RETRIEVER` → `Retrieval`; `EMBEDDING` → `Embeddings`; `GUARDRAIL` → `Guardrail`; `CHAIN`, `AGENT` → `Function`; others → `Other` |\n| Vercel AI SDK | `ai.operationId` | `ai.*.doGenerate`, `ai.*.doStream` → `Model`; `ai.toolCall` → `Tool`; `ai.embed*.doEmbed` → `Embeddings`; the outer `ai.generateText`, `ai.streamText`, … → `Function` (so usage is not counted twice) |\n| OpenLLMetry | `traceloop.span.kind` | `tool` → `Tool`; `workflow`, `task`, `agent` → `Function`; LLM calls carry `gen_ai.*` (below) |\n| OTel GenAI | `gen_ai.operation.name`, else `gen_ai.provider.name` / `gen_ai.system` with a model | `chat`, `text_completion`, `generate_content` (or none) → `Model`; `embeddings` → `Embeddings`; `execute_tool` → `Tool`; `invoke_agent`, `create_agent` → `Function`; OpenLLMetry\'s `llm.request.type` `embedding` → `Embeddings` |\n| none | — | `Other` (input `{}`, output `{}`, everything in `attributes`) |\n\nFields of a `Model` span (the first attribute present wins):\n\n| Field | Attributes |\n|---|---|\n| `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |\n| `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |\n| `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |\n| `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |\n| `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |\n| `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |\n\nOther content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,\n`ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,\n`input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,\nother text as a JSON string); a `Retrieval` span\'s documents from `retrieval.documents.N.document.*`\nstay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.\n',
   operationId: 'exportOtelTraces',
   request: {
     headers: z.object({ 'x-pharos-project-id': PharosProjectIdHeaderParamsSchema }),
@@ -12143,44 +12845,6 @@ export const getModelsRoute = createRoute({
     401: UnauthorizedResponse,
     403: ForbiddenResponse,
     404: NotFoundResponse,
-    429: RateLimitedResponse,
-    500: InternalErrorResponse,
-  },
-})
-
-export const getApiKeysCurrentRoute = createRoute({
-  method: 'get',
-  path: '/api-keys/current',
-  tags: ['API keys'],
-  summary: 'Get the calling API key',
-  description:
-    'Returns the API key the request is made with (200): its id, name, role and project restriction, never its secret. Every role may read its own key, so a client (such as the console) can learn what it may offer. A missing, unknown, revoked or expired key is 401.',
-  operationId: 'getCurrentApiKey',
-  responses: {
-    200: {
-      description: 'The calling key.',
-      headers: z.object({
-        'X-Request-Id': RequestIdHeaderSchema,
-        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
-        RateLimit: RateLimitHeaderSchema,
-      }),
-      content: {
-        'application/json': {
-          schema: CurrentApiKeySchema,
-          example: {
-            id: 'apikey_01JD8Q2A1B2C3D4E5F6G7H8J9K',
-            name: 'Console (QA team)',
-            role: 'read-only',
-            projectIds: null,
-            createdAt: 1732190400000,
-            expiresAt: null,
-          },
-        },
-      },
-    },
-    400: BadRequestResponse,
-    401: UnauthorizedResponse,
-    403: ForbiddenResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },

@@ -213,6 +213,7 @@ describeEachStore("createLogTrace", (use) => {
       status: "pending",
       referenceId: null,
       sessionId: null,
+      userId: null,
       attributes: {},
       tags: [],
       spanIds: [],

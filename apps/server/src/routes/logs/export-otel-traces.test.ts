@@ -559,6 +559,50 @@ describeEachStore("exportOtelTraces: bad input", (use) => {
     expect(trace).toMatchObject({ name: "root", status: "success" });
     expect(trace?.spanIds).toHaveLength(3);
   });
+
+  it("sets the trace's sessionId from session.id and its userId from user.id or enduser.id, whichever span brings them", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    // A trace whose first request names neither: a later span's session.id and enduser.id fill them in.
+    const late = hexId(16);
+    const root = hexId(8);
+    await sendOtlp(h, { body: json([{ traceId: late, spanId: root, name: "turn" }]), projectId });
+    const child = { traceId: late, spanId: hexId(8), parentSpanId: root };
+    await sendOtlp(h, {
+      body: json([{ ...child, attributes: { "session.id": "chat-1", "enduser.id": "ada" } }]),
+      projectId,
+    });
+    // A new trace: the root's user.id wins over enduser.id; a too-long user.id is ignored, the attribute kept.
+    const early = hexId(16);
+    const earlyRoot = hexId(8);
+    await sendOtlp(h, {
+      body: json([
+        { traceId: early, spanId: hexId(8), parentSpanId: earlyRoot, attributes: { "user.id": "x".repeat(129) } },
+        {
+          traceId: early,
+          spanId: earlyRoot,
+          attributes: { "session.id": "chat-1", "user.id": "ada", "enduser.id": "bob" },
+        },
+      ]),
+      projectId,
+    });
+
+    const search = await h.request("POST", "/logs/traces", {
+      body: { projectId, userId: "ada", sort: "startedAt:asc" },
+    });
+    expect(search.body.traces.map((trace: { referenceId: string }) => trace.referenceId).sort()).toEqual(
+      [early, late].sort(),
+    );
+    expect(search.body.traces.map((trace: { sessionId: string }) => trace.sessionId)).toEqual(["chat-1", "chat-1"]);
+    const sessions = await h.request("GET", `/projects/${projectId}/sessions`);
+    expect(sessions.body.sessions).toEqual([expect.objectContaining({ id: "chat-1", traceCount: 2 })]);
+    // The span's own sessionId, and the attributes kept verbatim.
+    const stored = await storedOtelTrace(h, early, projectId);
+    expect(stored?.spans[earlyRoot]).toMatchObject({
+      sessionId: "chat-1",
+      attributes: expect.objectContaining({ "session.id": "chat-1", "user.id": "ada", "enduser.id": "bob" }),
+    });
+  });
 });
 
 describeEachStore("exportOtelTraces: the OpenTelemetry JS SDK and its exporters", (use) => {

@@ -59,6 +59,7 @@ export interface NewApiKey {
 /** Stores a key and returns it; the full key is only in this return value. */
 export async function createApiKey(ctx: AdminContext, input: NewApiKey) {
   const issued = input.presetKey ?? issueKey(ctx.newId("apiKey"));
+  const createdAt = ctx.now();
   await ctx.db
     .insertInto("apiKeys")
     .values({
@@ -68,12 +69,12 @@ export async function createApiKey(ctx: AdminContext, input: NewApiKey) {
       secretHash: issued.secretHash,
       role: input.role,
       projectIds: input.projectIds === null ? null : toJson(input.projectIds),
-      createdAt: ctx.now(),
+      createdAt,
       revokedAt: null,
       expiresAt: input.expiresAt ?? null,
     })
     .execute();
-  return { id: issued.id, key: "key" in issued ? issued.key : undefined };
+  return { id: issued.id, key: "key" in issued ? issued.key : undefined, createdAt };
 }
 
 export async function listApiKeys(ctx: AdminContext, workspaceId?: string) {

@@ -123,6 +123,7 @@ export async function createLogTrace(
     latency: endedAt - trace.startedAt,
     referenceId: trace.referenceId ?? null,
     sessionId: trace.sessionId ?? null,
+    userId: trace.userId ?? null,
     attributes: toJson(trace.attributes ?? {}),
     tags: toJson(tags),
     spanIds: toJson(spanRows.map((span) => span.id)),

@@ -13,7 +13,8 @@ import { logSpanPages } from "./search-log-spans.ts";
  */
 export async function* exportLogSpans(
   ctx: ServiceContext,
-  body: BodyOf<"exportLogSpans">,
+  // `format` is how the route writes the pages (http/export-stream.ts), not which pages are read.
+  body: Omit<BodyOf<"exportLogSpans">, "format">,
 ): AsyncGenerator<Page<LogSpan>, void, undefined> {
   const {
     projectId,
@@ -26,6 +27,7 @@ export async function* exportLogSpans(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
     cursor,
@@ -43,6 +45,7 @@ export async function* exportLogSpans(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
   });

@@ -13,7 +13,8 @@ import { logTracePages } from "./search-log-traces.ts";
  */
 export async function* exportLogTraces(
   ctx: ServiceContext,
-  body: BodyOf<"exportLogTraces">,
+  // `format` is how the route writes the pages (http/export-stream.ts), not which pages are read.
+  body: Omit<BodyOf<"exportLogTraces">, "format">,
 ): AsyncGenerator<Page<LogTrace>, void, undefined> {
   const {
     projectId,
@@ -23,6 +24,7 @@ export async function* exportLogTraces(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
     cursor,
@@ -37,6 +39,7 @@ export async function* exportLogTraces(
     name,
     referenceId,
     sessionId,
+    userId,
     filters,
     sort,
   });

@@ -271,6 +271,29 @@ export function drivingOwners(
   return { index, owners };
 }
 
+/**
+ * The end user a row belongs to: a trace's own `userId`; for a span, its trace's, read through the trace's
+ * primary key (spans do not copy it: an OTLP trace learns its user from whichever of its spans carries one).
+ */
+function userIdOf(scope: SearchScope): Sql {
+  if (scope.kind === "trace") return column(scope, "userId");
+  return sql`(select ${sql.ref("userTrace.userId")} from ${sql.table("logTraces")} as ${sql.id("userTrace")} where ${sql.ref(
+    "userTrace.id",
+  )} = ${column(scope, "traceId")})`;
+}
+
+/**
+ * The flat `userId` of span search: the span's trace is one of the user's, found through the trace index on
+ * (projectId, userId).
+ */
+export function spanOfUser(projectId: string, userId: string): Condition {
+  return sql<SqlBool>`${sql.ref("logSpans.traceId")} in (select ${sql.ref("userTrace.id")} from ${sql.table(
+    "logTraces",
+  )} as ${sql.id("userTrace")} where ${sql.ref("userTrace.projectId")} = ${projectId} and ${sql.ref(
+    "userTrace.userId",
+  )} = ${userId})`;
+}
+
 /** One filter as a condition on the scope's table; `index` names it in a 400 (`filters.<index>.column`). */
 export function filterCondition(scope: SearchScope, filter: LogFilter, index: number): Condition {
   switch (filter.column) {
@@ -283,6 +306,8 @@ export function filterCondition(scope: SearchScope, filter: LogFilter, index: nu
     case "sessionId":
     case "referenceId":
       return textCondition(column(scope, filter.column), filter);
+    case "userId":
+      return textCondition(userIdOf(scope), filter);
     case "status":
       return statusCondition(column(scope, "status"), filter);
     case "latency":

@@ -18,6 +18,7 @@ export function toLogTrace(row: Database["logTraces"], scores: LogScoreSummary[]
     latency: row.latency,
     referenceId: row.referenceId,
     sessionId: row.sessionId,
+    userId: row.userId,
     attributes: fromJson<LogTrace["attributes"]>(row.attributes),
     tags: fromJson<string[]>(row.tags),
     totalCost: row.totalCost,

@@ -13,6 +13,7 @@ import {
   OWNERS,
   scopeConditions,
   searchScope,
+  spanOfUser,
 } from "./log-filters.ts";
 import { type LogSpan, toLogSpan } from "./search-items.ts";
 
@@ -51,6 +52,7 @@ export async function logSpanPages(
     name,
     referenceId,
     sessionId,
+    userId,
     filters = [],
     ...order
   } = body;
@@ -70,6 +72,7 @@ export async function logSpanPages(
     if (status !== undefined) select = select.where("logSpans.status", "=", status);
     if (referenceId !== undefined) select = select.where("logSpans.referenceId", "=", referenceId);
     if (sessionId !== undefined) select = select.where("logSpans.sessionId", "=", sessionId);
+    if (userId !== undefined) select = select.where(spanOfUser(project.id, userId));
     if (model !== undefined) select = select.where(containsText(sql.ref("logSpans.model"), model));
     if (provider !== undefined) select = select.where(containsText(sql.ref("logSpans.provider"), provider));
     if (name !== undefined) {
@@ -97,6 +100,7 @@ export async function logSpanPages(
         name,
         referenceId,
         sessionId,
+        userId,
         filters: canonicalFilters(body.filters),
       },
       page: { ...order, ...page, sort: order.sort ?? "startedAt:desc" },

@@ -45,6 +45,7 @@ export async function logTracePages(
     name,
     referenceId,
     sessionId,
+    userId,
     filters = [],
     ...order
   } = body;
@@ -62,6 +63,7 @@ export async function logTracePages(
     if (status !== undefined) select = select.where("logTraces.status", "=", status);
     if (referenceId !== undefined) select = select.where("logTraces.referenceId", "=", referenceId);
     if (sessionId !== undefined) select = select.where("logTraces.sessionId", "=", sessionId);
+    if (userId !== undefined) select = select.where("logTraces.userId", "=", userId);
     if (name !== undefined) select = select.where(containsText(sql.ref("logTraces.name"), name));
     for (const [index, filter] of filters.entries()) {
       if (index !== driver?.index) select = select.where(filterCondition(scope, filter, index));
@@ -77,6 +79,7 @@ export async function logTracePages(
         name,
         referenceId,
         sessionId,
+        userId,
         filters: canonicalFilters(body.filters),
       },
       page: { ...order, ...page, sort: order.sort ?? "startedAt:desc" },

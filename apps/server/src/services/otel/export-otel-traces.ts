@@ -162,6 +162,20 @@ async function allNew(ctx: ServiceContext, groups: Map<string, TraceGroup>): Pro
   return true;
 }
 
+/**
+ * The session and end user of a trace, from its spans' `session.id` and `user.id` / `enduser.id`: the root's
+ * when it carries them, else the first span's that does.
+ */
+function sessionAndUser(spans: readonly MappedSpan[]): { sessionId: string | null; userId: string | null } {
+  const ordered = [...spans].sort(
+    (a, b) => Number(a.input.parentReferenceId !== undefined) - Number(b.input.parentReferenceId !== undefined),
+  );
+  return {
+    sessionId: ordered.find((span) => span.input.sessionId !== undefined)?.input.sessionId ?? null,
+    userId: ordered.find((span) => span.userId !== undefined)?.userId ?? null,
+  };
+}
+
 /** A new trace's row, from the spans that create it: the root's name, times and status, else pending. */
 function newTraceRow(ctx: ServiceContext, group: TraceGroup, spans: readonly MappedSpan[], now: number): TraceRow {
   const root = spans.find((span) => span.input.parentReferenceId === undefined);
@@ -178,7 +192,7 @@ function newTraceRow(ctx: ServiceContext, group: TraceGroup, spans: readonly Map
     endedAt,
     latency: endedAt - startedAt,
     referenceId: group.traceReference,
-    sessionId: null,
+    ...sessionAndUser(spans),
     attributes: toJson({}),
     tags: toJson([]),
     spanIds: toJson([]),
@@ -241,6 +255,8 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
             "totalCost",
             "totalInputTokens",
             "totalOutputTokens",
+            "sessionId",
+            "userId",
           ])
           .where("projectId", "=", projectId)
           .where("referenceId", "=", traceReference),
@@ -302,11 +318,15 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
       endedAt = Math.max(endedAt as number, span.input.endedAt);
     }
   }
+  // A trace that has no session or user yet takes them from the spans that name one.
+  const named = sessionAndUser(accepted);
   await db
     .updateTable("logTraces")
     .set({
       name,
       status,
+      sessionId: trace.sessionId ?? named.sessionId,
+      userId: trace.userId ?? named.userId,
       startedAt,
       endedAt,
       latency: (endedAt as number) - startedAt,

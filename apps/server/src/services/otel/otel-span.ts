@@ -91,6 +91,20 @@ export interface MappedSpan {
   /** The span fields a write stores (no content: that is `content`). */
   input: SpanInput;
   content: CheckedContent;
+  /** The end user the span names (`user.id`, else `enduser.id`): its trace's `userId`. */
+  userId?: string;
+}
+
+/**
+ * A session or user id the span carries: text of 1 to 128 characters (the bounds of the trace fields), else
+ * none. The attribute itself stays among the span's attributes, verbatim.
+ */
+function idAttribute(reader: AttributeReader, ...keys: string[]): string | undefined {
+  for (const key of keys) {
+    const value = reader.peek(key);
+    if (typeof value === "string" && value.length >= 1 && value.length <= 128) return value;
+  }
+  return undefined;
 }
 
 /** Why a span cannot be stored, or undefined when it can. */
@@ -109,6 +123,8 @@ export function rejectionOf(span: OtlpSpan): string | undefined {
 export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string; version: string }): MappedSpan {
   const reader = new AttributeReader(span.attributes);
   const { type } = classify(reader);
+  const sessionId = idAttribute(reader, "session.id");
+  const userId = idAttribute(reader, "user.id", "enduser.id");
   let content: Record<string, unknown>;
   // What the content's output parses to, as far as the check reads it (a Model's tokenUsage, through JSON as the
   // parse would give it): the output just built is not parsed again.
@@ -200,10 +216,11 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
     endedAt,
     referenceId: span.spanId,
     ...(span.parentSpanId !== "" && !/^0+$/.test(span.parentSpanId) && { parentReferenceId: span.parentSpanId }),
+    ...(sessionId !== undefined && { sessionId }),
     attributes: sink.attributes,
     events,
   };
-  return { input, content: checked };
+  return { input, content: checked, ...(userId !== undefined && { userId }) };
 }
 
 function check(content: Record<string, unknown>): CheckedContent {
