@@ -71,6 +71,7 @@ const ACCESS = {
   exportLogTraces: "read",
   searchLogSpans: "read",
   exportLogSpans: "read",
+  searchLogMetrics: "read",
   listProviders: "read",
   createProvider: "workspace-write",
   getProvider: "read",

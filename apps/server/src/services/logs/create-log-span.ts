@@ -2,6 +2,7 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
+import { addToSpanRollups, spanRollupRows } from "../metrics/rollups.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
 import { checkContent } from "./span-content.ts";
@@ -36,7 +37,7 @@ async function findTrace(
 
 /**
  * Adds one span to an existing trace of the project, as a job of the log write batch: the span, its
- * attribute and tag rows, and the trace's aggregates (span ids, totals) change together; answers once
+ * attribute and tag rows, the trace's aggregates (span ids, totals) and the metrics rollups change together; answers once
  * committed.
  */
 export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLogSpan">): Promise<CreateLogSpanResult> {
@@ -94,6 +95,7 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
           .execute();
         await ctx.store.insertRows(db, "logAttributes", index.attributes);
         await ctx.store.insertRows(db, "logTags", index.tags);
+        await addToSpanRollups(db, spanRollupRows([row]));
       },
       approximateBytes([row, index]),
     );

@@ -2,6 +2,7 @@ import type { schemas } from "@pharos/contract";
 import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
+import { spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
   type AttributeRow,
@@ -66,7 +67,7 @@ function checkTraceRules(
 
 /**
  * Stores a trace and its spans in one transaction (a job of the log write batch), with the trace's
- * aggregates and the indexed attribute and tag rows; answers once committed.
+ * aggregates, the indexed attribute and tag rows and the metrics rollups; answers once committed.
  */
 export async function createLogTrace(
   ctx: ServiceContext,
@@ -133,6 +134,8 @@ export async function createLogTrace(
       { table: "logSpans", rows: spanRows },
       { table: "logAttributes", rows: attributes },
       { table: "logTags", rows: tagIndex },
+      { table: "logSpanRollups", rows: spanRollupRows(spanRows) },
+      { table: "logTraceRollups", rows: traceRollupRows([traceRow]) },
     ]);
   } catch (error) {
     // The only unique key a new trace can clash with is its project's referenceId.

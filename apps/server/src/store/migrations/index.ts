@@ -16,6 +16,7 @@ import { cacheGeneration } from "./0007-cache-generation.ts";
 import { apiKeyExpiry } from "./0008-api-key-expiry.ts";
 import { rateLimitWindows } from "./0009-rate-limit-windows.ts";
 import { webhooks } from "./0010-webhooks.ts";
+import { metricRollups } from "./0013-metric-rollups.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -30,5 +31,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0008-api-key-expiry": apiKeyExpiry,
     "0009-rate-limit-windows": rateLimitWindows(dialect),
     "0010-webhooks": webhooks,
+    "0013-metric-rollups": metricRollups(dialect),
   };
 }
