@@ -15,6 +15,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { schemas } from "@pharos/contract";
 import {
   adminContext,
   createApiKey,
@@ -57,7 +58,11 @@ export interface MetricsResult {
 
 const percentile = (sorted: readonly number[], q: number) =>
   sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
-const median = (values: readonly number[]) => percentile([...values].sort((a, b) => a - b), 0.5);
+const median = (values: readonly number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
 
 /** (m): the 30-day hourly by-model query over the seeded project, QUERIES times in a row. */
 async function measureQuery(store: Store, projectId: string, seed: SeedResult): Promise<MetricsResult["query"]> {
@@ -113,7 +118,7 @@ function traceInserts(projectId: string, workspaceId: string, newId: ReturnType<
   const body = JSON.parse(`${prefix}${newId("ref", startedAt)}${suffix}`);
   const issues: ErrorDetail[] = [];
   const traceId = newId("trace", startedAt);
-  const spans: SpanRow[] = body.spans.map((span: Parameters<typeof toSpanRow>[1], index: number) =>
+  const spans: SpanRow[] = body.spans.map((span: schemas.LogSpanInput, index: number) =>
     toSpanRow(
       { id: newId("span", startedAt + index), workspaceId, projectId, traceId, now: startedAt },
       span,

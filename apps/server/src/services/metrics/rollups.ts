@@ -11,7 +11,7 @@
  */
 import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
-import { addHistogramTexts, addLatency, type Histogram, histogramToText } from "./latency-histogram.ts";
+import { addLatency, type Histogram, histogramToText, mergeHistogramText } from "./latency-histogram.ts";
 
 export type BucketSize = "minute" | "hour" | "day";
 export const BUCKET_MS: Record<BucketSize, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -57,6 +57,8 @@ const keyOf = (row: Record<string, unknown>, columns: readonly string[]) =>
 export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] {
   const rows = new Map<string, { row: SpanRollupRow; histogram: Histogram }>();
   for (const span of spans) {
+    // The key's dimensions, built once per span; the bucket completes it.
+    const dimensions = `${span.projectId}\n${span.model}\n${span.provider}\n${span.promptId}\n${span.deploymentId}\n${span.contentType}`;
     for (const bucketSize of BUCKET_SIZES) {
       const key: SpanRollupRow = {
         projectId: span.projectId,
@@ -74,7 +76,7 @@ export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] 
         outputTokens: 0,
         latencyHistogram: "",
       };
-      const id = keyOf(key, SPAN_ROLLUP_KEY);
+      const id = `${bucketSize}\n${key.bucketStart}\n${dimensions}`;
       let entry = rows.get(id);
       if (!entry) {
         entry = { row: key, histogram: new Map() };
@@ -128,14 +130,23 @@ const CHUNK = 500;
 
 /** Adds span deltas to the span rollups, in the transaction `db` belongs to. */
 export async function addToSpanRollups(db: Kysely<Database>, deltas: readonly SpanRollupRow[]): Promise<void> {
+  // Each key's histograms are merged in one map (each delta's text read once), then written once.
+  const histograms = new Map<SpanRollupRow, Histogram>();
   const rows = summed(deltas, SPAN_ROLLUP_KEY, (into, row) => {
     into.spanCount = (into.spanCount as number) + (row.spanCount as number);
     into.failedSpans = (into.failedSpans as number) + (row.failedSpans as number);
     into.cost = (into.cost as number) + (row.cost as number);
     into.inputTokens = (into.inputTokens as number) + (row.inputTokens as number);
     into.outputTokens = (into.outputTokens as number) + (row.outputTokens as number);
-    into.latencyHistogram = addHistogramTexts(into.latencyHistogram as string, row.latencyHistogram as string);
+    let histogram = histograms.get(into);
+    if (!histogram) {
+      histogram = new Map();
+      mergeHistogramText(histogram, into.latencyHistogram as string);
+      histograms.set(into, histogram);
+    }
+    mergeHistogramText(histogram, row.latencyHistogram as string);
   });
+  for (const [row, histogram] of histograms) row.latencyHistogram = histogramToText(histogram);
   for (let at = 0; at < rows.length; at += CHUNK) {
     await db
       .insertInto("logSpanRollups")
