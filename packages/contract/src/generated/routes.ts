@@ -5584,7 +5584,10 @@ export const SearchLogMetricsRequestSchema = z
       .array(LogMetricNameSchema)
       .min(1)
       .max(10)
-      .openapi({ description: 'The measures to return, each at most once.' }),
+      .openapi({
+        description:
+          'The measures to return, each at most once: `traceCount` alone (traces are rolled up apart from spans), or span measures.',
+      }),
     groupBy: z
       .array(LogMetricDimensionSchema)
       .max(2)
@@ -9895,7 +9898,7 @@ export const postLogsMetricsRoute = createRoute({
   tags: ['Logs'],
   summary: 'Query log metrics',
   description:
-    "Returns `200` with the project's log metrics over a time window: per group (at most two `groupBy`\ndimensions), the totals and a time series in `minute`, `hour` or `day` buckets (UTC) of the requested\nmeasures. Answers come from rollups that every log write updates in its own transaction, so they are\nexact and never lag behind the logs; latency percentiles come from log-spaced histograms and are within\n2 % (relative) of the exact nearest-rank percentile of the spans counted.\n\n`from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440\nbuckets, is `400`. A measure or dimension outside the enums, one given twice, a span dimension or filter\nwith `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot\nanswer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or\n`deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.\nChanges nothing; POST only because the conditions do not fit a query string.\n",
+    "Returns `200` with the project's log metrics over a time window: per group (at most two `groupBy`\ndimensions), the totals and a time series in `minute`, `hour` or `day` buckets (UTC) of the requested\nmeasures. Answers come from rollups that every log write updates in its own transaction, so they are\nexact and never lag behind the logs; latency percentiles come from log-spaced histograms and are within\n2 % (relative) of the exact nearest-rank percentile of the spans counted.\n\n`from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440\nbuckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,\na span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot\nanswer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or\n`deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.\nChanges nothing; POST only because the conditions do not fit a query string.\n",
   operationId: 'searchLogMetrics',
   request: {
     body: {

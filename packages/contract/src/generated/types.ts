@@ -1048,8 +1048,8 @@ export type paths = {
          *     2 % (relative) of the exact nearest-rank percentile of the spans counted.
          *
          *     `from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440
-         *     buckets, is `400`. A measure or dimension outside the enums, one given twice, a span dimension or filter
-         *     with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot
+         *     buckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,
+         *     a span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot
          *     answer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or
          *     `deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.
          *     Changes nothing; POST only because the conditions do not fit a query string.
@@ -5331,7 +5331,7 @@ export type components = {
             /** @description End of the window (exclusive), Unix ms; rounded up to the bucket. Must be after `from`. */
             to: components["schemas"]["Timestamp"];
             bucket: components["schemas"]["LogMetricBucket"];
-            /** @description The measures to return, each at most once. */
+            /** @description The measures to return, each at most once: `traceCount` alone (traces are rolled up apart from spans), or span measures. */
             metrics: components["schemas"]["LogMetricName"][];
             /** @description Up to two distinct dimensions; without it, one group holds everything. */
             groupBy?: components["schemas"]["LogMetricDimension"][];
