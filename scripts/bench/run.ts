@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
+import { type MetricsResult, measureMetrics, printMetrics } from "./metrics.ts";
 import { benchMonitor } from "./monitor.ts";
 import {
   KEEP_LOGS,
@@ -166,6 +167,12 @@ async function benchLogs() {
       log(`${run.store}: exporting every seeded span`);
       exports.push(await measureExport(run.store, run.exportRequest, run.server.pid));
     }
+    // (m), (r) the metrics query over the seeded project and the rollups' write cost, in process (metrics.ts).
+    const metrics: MetricsResult[] = [];
+    for (const run of runs) {
+      log(`${run.store}: measuring metrics`);
+      metrics.push(await measureMetrics(run.store, run.database.url, run.searchProjectId, run.seed));
+    }
     for (const [store, reason] of missing) {
       for (const scenario of storeScenarios) rowOf(store, scenario).reason = reason;
     }
@@ -200,6 +207,7 @@ async function benchLogs() {
     );
     printLimiterOverhead(runs, rowOf, takes);
     printExport(exports);
+    printMetrics(metrics);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   } finally {

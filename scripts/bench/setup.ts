@@ -107,6 +107,8 @@ export interface StoreRun {
    * first server's shared limits.
    */
   processScope?: { server: ServerHandle; jobs: Map<string, LoadJob> };
+  /** The project seeded for (c) and (f), which the metrics rows (metrics.ts) query too. */
+  searchProjectId?: string;
   /** (f) The export of every seeded span (export.ts), unless the seeded project cannot be searched. */
   exportRequest?: ExportRequest;
 }
@@ -305,6 +307,7 @@ export async function setUpStore(
     if (store === "postgres") await analyzePostgres(database.url);
     log(`${store}: seeded in ${run.seed.seconds.toFixed(1)} s`);
   }
+  run.searchProjectId = searchProject.id;
   if (!searchProblems.spans) run.exportRequest = { url: server.url, key, body: { projectId: searchProject.id } };
   const from = run.seed?.from ?? Date.now();
   const window = { startedAfter: from + 4 * 86_400_000, startedBefore: from + 25 * 86_400_000 };
