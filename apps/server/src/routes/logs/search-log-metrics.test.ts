@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { backfillRollups } from "../../store/migrations/0013-metric-rollups.ts";
 import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import {
@@ -10,6 +11,7 @@ import {
   postSpan,
   T0,
 } from "../../testing/log-write-fixtures.ts";
+import { hexId, jsonRequest, sendOtlp } from "../../testing/otel-fixtures.ts";
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -226,6 +228,63 @@ describeEachStore("searchLogMetrics", (use) => {
         expectMeasures(group.totals, byProvider.get(JSON.stringify(group.key)) ?? []);
     });
   }
+
+  it("counts concurrent writes exactly (their batches' deltas summed per key), and migration 0013 rebuilds the same rollups", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const prompts = [await newPrompt(h, projectId)];
+    await Promise.all(Array.from({ length: 4 }, (_, index) => randomLogs(h, projectId, 10 + index, prompts)));
+    const spans = await randomLogs(h, projectId, 20, prompts);
+    const window = { projectId, from: T0, to: T0 + 4 * HOUR, bucket: "minute", metrics: ALL_SPAN_METRICS };
+    const written = await metrics(h, { ...window, groupBy: ["model", "promptId"] });
+    const grouped = groupBy(spans, (span) => JSON.stringify({ model: span.model, promptId: span.promptId }));
+    expect(written.groups).toHaveLength(grouped.size);
+    for (const group of written.groups) expectMeasures(group.totals, grouped.get(JSON.stringify(group.key)) ?? []);
+    const traces = await metrics(h, { ...window, metrics: ["traceCount"], groupBy: ["traceName"] });
+
+    // Logs stored before the migration: its backfill computes what the writes kept.
+    await h.store.db.deleteFrom("logSpanRollups").execute();
+    await h.store.db.deleteFrom("logTraceRollups").execute();
+    expect((await metrics(h, window)).groups).toEqual([]);
+    await backfillRollups(h.store.db);
+    expect(await metrics(h, { ...window, groupBy: ["model", "promptId"] })).toEqual(written);
+    expect(await metrics(h, { ...window, metrics: ["traceCount"], groupBy: ["traceName"] })).toEqual(traces);
+  });
+
+  it("moves an OTLP trace's count when its root span arrives late, renaming and moving it", async () => {
+    const h = use();
+    const traceId = hexId(16);
+    const root = hexId(8);
+    const send = async (span: Body) => {
+      const reply = await sendOtlp(h, { body: JSON.stringify(jsonRequest([{ traceId, ...span }])) });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    };
+    // The child first: the trace is created pending, named after it, starting with it (second minute).
+    await send({ spanId: hexId(8), parentSpanId: root, name: "tool-call", startMs: 70_000, endMs: 70_500 });
+    const window = { projectId: h.projectId, from: T0, to: T0 + 5 * MINUTE, bucket: "minute" };
+    const before = await metrics(h, { ...window, metrics: ["traceCount"], groupBy: ["traceName"] });
+    expect(before.groups).toEqual([
+      {
+        key: { traceName: "tool-call" },
+        totals: { traceCount: 1 },
+        series: [{ start: T0 + MINUTE, values: { traceCount: 1 } }],
+      },
+    ]);
+    await send({ spanId: root, name: "agent-run", startMs: 0, endMs: 90_000 });
+    const after = await metrics(h, { ...window, metrics: ["traceCount"], groupBy: ["traceName"] });
+    expect(after.groups).toEqual([
+      {
+        key: { traceName: "agent-run" },
+        totals: { traceCount: 1 },
+        series: [{ start: T0, values: { traceCount: 1 } }],
+      },
+    ]);
+    const spans = await metrics(h, { ...window, metrics: ["spanCount"] });
+    expect(spans.groups[0].series).toEqual([
+      { start: T0, values: { spanCount: 1 } },
+      { start: T0 + MINUTE, values: { spanCount: 1 } },
+    ]);
+  });
 
   it("counts traces per minute by trace name, with name filters", async () => {
     const h = use();

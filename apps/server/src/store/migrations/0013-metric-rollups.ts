@@ -72,12 +72,12 @@ export const metricRollups: (dialect: Dialect) => Migration = (dialect) => ({
           ) as sums
         $$`.execute(db);
     }
-    await backfill(db as Kysely<Database>);
+    await backfillRollups(db as Kysely<Database>);
   },
 });
 
-/** Rolls up the spans and traces stored before this migration, a page at a time. */
-async function backfill(db: Kysely<Database>): Promise<void> {
+/** Rolls up the spans and traces stored before this migration, a page at a time (exported for its test). */
+export async function backfillRollups(db: Kysely<Database>): Promise<void> {
   for (let after = ""; ; ) {
     const spans = await db
       .selectFrom("logSpans")
