@@ -255,7 +255,7 @@ describeEachStore("searchLogMetrics", (use) => {
     const h = use();
     const traceId = hexId(16);
     const root = hexId(8);
-    const send = async (span: Body) => {
+    const send = async (span: Body & { spanId: string }) => {
       const reply = await sendOtlp(h, { body: JSON.stringify(jsonRequest([{ traceId, ...span }])) });
       expect(reply.status, JSON.stringify(reply.body)).toBe(200);
     };
