@@ -234,7 +234,6 @@ export function printMetrics(results: readonly MetricsResult[]): void {
 
 // Standalone use: fresh databases, seeded, then measured.
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const results: MetricsResult[] = [];
   for (const name of stores) {
     const database: Database =
       name === "sqlite"
@@ -254,10 +253,12 @@ if (import.meta.url === `file://${process.argv[1]}`) {
         const { analyzePostgres } = await import("./targets.ts");
         await analyzePostgres(database.url);
       }
-      results.push(await measureMetrics(name, database.url, project.id, seed));
+      const result = await measureMetrics(name, database.url, project.id, seed);
+      results.push(result);
+      // Each database's rows as soon as they are measured (a long run may be stopped before the next).
+      printMetrics([result]);
     } finally {
       await database.dispose();
     }
   }
-  printMetrics(results);
 }
