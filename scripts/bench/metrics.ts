@@ -41,7 +41,7 @@ import { idMaker } from "./ids.ts";
 import { POSTGRES_URL, quick, SEED_SPANS, stores } from "./options.ts";
 import { traceBodyTemplate } from "./payload.ts";
 import { type SeedResult, seedSpans } from "./seed.ts";
-import { type Database, postgresDatabase, sqliteDatabase } from "./targets.ts";
+import { analyzePostgres, type Database, postgresDatabase, sqliteDatabase } from "./targets.ts";
 
 const QUERIES = quick ? 50 : 300;
 /** Traces per write batch (the batcher's default most jobs per batch), batches per round, rounds per variant. */
@@ -249,14 +249,9 @@ if (import.meta.url === `file://${process.argv[1]}`) {
       const seed = await seedSpans(store, { projectId: project.id, spans: SEED_SPANS });
       process.stderr.write(`${name}: seeded in ${seed.seconds.toFixed(1)} s\n`);
       await store.close();
-      if (name === "postgres") {
-        const { analyzePostgres } = await import("./targets.ts");
-        await analyzePostgres(database.url);
-      }
-      const result = await measureMetrics(name, database.url, project.id, seed);
-      results.push(result);
+      if (name === "postgres") await analyzePostgres(database.url);
       // Each database's rows as soon as they are measured (a long run may be stopped before the next).
-      printMetrics([result]);
+      printMetrics([await measureMetrics(name, database.url, project.id, seed)]);
     } finally {
       await database.dispose();
     }
