@@ -18,6 +18,7 @@ import { benchConsole } from "./console.ts";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
+import { type MetricsResult, measureMetrics, printMetrics } from "./metrics.ts";
 import { benchMonitor } from "./monitor.ts";
 import { benchOnline } from "./online.ts";
 import {
@@ -208,6 +209,12 @@ async function benchLogs() {
       log(`${run.store}: expiring the older half of the seeded spans`);
       retentions.push(await measureRetention(run.store, run.retentionRequest));
     }
+    // (m), (r) the metrics query over the seeded project and the rollups' write cost, in process (metrics.ts).
+    const metrics: MetricsResult[] = [];
+    for (const run of runs) {
+      log(`${run.store}: measuring metrics`);
+      metrics.push(await measureMetrics(run.store, run.database.url, run.searchProjectId, run.seed));
+    }
     for (const [store, reason] of missing) {
       for (const scenario of storeScenarios) rowOf(store, scenario).reason = reason;
     }
@@ -244,6 +251,7 @@ async function benchLogs() {
     printMaskingOverhead(stores, rowOf);
     printExport(exports);
     printRetention(retentions);
+    printMetrics(metrics);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);
   } finally {

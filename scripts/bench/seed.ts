@@ -1,20 +1,27 @@
 /**
  * Seeds a project with log data for the search benchmark: `spans` spans in traces of 5, spread over 30 days,
  * written straight through the store (Kysely) in big transactions — far faster than the HTTP API, with the
- * rows the write path stores: the trace aggregates, the content as compact JSON, and the indexed
- * `logAttributes` / `logTags` rows of every trace and span.
+ * rows the write path stores: the trace aggregates, the content as compact JSON, the indexed
+ * `logAttributes` / `logTags` rows of every trace and span, and the metrics rollups.
  *
  * The data is regular, so that the benchmark's searches have known selectivity:
  * - trace names cycle support-chat / checkout-flow / sales-chat ("chat" matches 2 in 3);
  * - span names cycle classify / llm-call / lookup_order / retrieve-docs / llm-answer ("llm" matches 2 in 5);
  * - attribute `user.plan` alternates free / pro, independently of the names ("pro" matches 1 in 2);
- * - times run evenly over [from, from + 30 days).
+ * - times run evenly over [from, from + 30 days); span latencies spread over 100 ms – 3 s;
+ * - Model spans alternate gpt-4o-mini (openai) / claude-3-5-haiku (anthropic), one in two traces each.
  *
  * Standalone: `pnpm --filter @pharos/bench exec tsx seed.ts <DATABASE_URL> <projectId> [spans]`
  * (the project must exist: create it through the API first).
  */
 import { openStore, type Store } from "@pharos/server";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
+import {
+  addToSpanRollups,
+  addToTraceRollups,
+  spanRollupRows,
+  traceRollupRows,
+} from "../../apps/server/src/services/metrics/rollups.ts";
 import type { Database } from "../../apps/server/src/store/schema.ts";
 import { idMaker } from "./ids.ts";
 
@@ -182,6 +189,8 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
 
       for (let k = 0; k < spanTotal; k++) {
         const spanStart = startedAt + 10 + k * 350;
+        // Latencies spread over 100 ms – 3 s, so that the metrics rollups' histograms hold many buckets.
+        const latency = 100 + ((i * 7_919 + k * 104_729) % 2_900);
         const spanId = newId("span", spanStart);
         spanIds.push(spanId);
         const { content, promptTokens, completionTokens } = spanContent(k, i);
@@ -200,8 +209,8 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
           status: i % 50 === 0 && k === 4 ? "failure" : "success",
           contentType: content.type,
           startedAt: spanStart,
-          endedAt: spanStart + 300,
-          latency: 300,
+          endedAt: spanStart + latency,
+          latency,
           promptId: null,
           deploymentId: null,
           referenceId: null,
@@ -218,8 +227,8 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
           attributes: JSON.stringify(spanAttributes),
           tags: JSON.stringify([tag]),
           events: "[]",
-          createdAt: spanStart + 300,
-          updatedAt: spanStart + 300,
+          createdAt: spanStart + latency,
+          updatedAt: spanStart + latency,
         });
         attributes.push(
           ...attributeRows({ projectId, ownerKind: "span", ownerId: spanId, startedAt: spanStart }, spanAttributes),
@@ -260,6 +269,9 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
       await insertAll(trx, "logSpans", spans);
       await insertAll(trx, "logAttributes", attributes);
       await insertAll(trx, "logTags", tags);
+      // The metrics rollups, as the write path keeps them (in the rows' transaction).
+      await addToSpanRollups(trx, spanRollupRows(spans));
+      await addToTraceRollups(trx, traceRollupRows(traces));
     });
     spansWritten += spans.length;
     options.onProgress?.(spansWritten);

@@ -115,6 +115,8 @@ export interface StoreRun {
    * first server's shared limits.
    */
   processScope?: { server: ServerHandle; jobs: Map<string, LoadJob> };
+  /** The project seeded for (c) and (f), which the metrics rows (metrics.ts) query too. */
+  searchProjectId?: string;
   /** (f) The export of every seeded span (export.ts), unless the seeded project cannot be searched. */
   exportRequest?: ExportRequest;
   /** (h) Retention over the seeded project (retention.ts), when it was seeded. */
@@ -326,6 +328,7 @@ export async function setUpStore(
     if (store === "postgres") await analyzePostgres(database.url);
     log(`${store}: seeded in ${run.seed.seconds.toFixed(1)} s`);
   }
+  run.searchProjectId = searchProject.id;
   if (!searchProblems.spans) run.exportRequest = { url: server.url, key, body: { projectId: searchProject.id } };
   if (run.seed) {
     const { from } = run.seed;

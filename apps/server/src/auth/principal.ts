@@ -82,6 +82,7 @@ const ACCESS = {
   exportLogTraces: "read",
   searchLogSpans: "read",
   exportLogSpans: "read",
+  searchLogMetrics: "read",
   // An application sends its users' feedback with the key it logs with; deleting a score is a correction.
   searchScores: "read",
   createScores: "ingest",

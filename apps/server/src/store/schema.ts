@@ -251,6 +251,38 @@ export interface Database {
     tag: string;
     startedAt: number;
   };
+  /**
+   * Metrics rollups (migration 0013, ADR 0017): per project, UTC bucket and combination of span dimensions
+   * ("" = none), the sums of the spans that started in the bucket, kept by every log write in its transaction.
+   */
+  logSpanRollups: {
+    projectId: string;
+    bucketSize: "minute" | "hour" | "day";
+    /** Start of the bucket, Unix ms. */
+    bucketStart: number;
+    model: string;
+    provider: string;
+    promptId: string;
+    /** The environment dimension: a deployment belongs to one environment, resolved when queried. */
+    deploymentId: string;
+    contentType: string;
+    spanCount: number;
+    /** Spans with status `failure`. */
+    failedSpans: number;
+    cost: number;
+    inputTokens: number;
+    outputTokens: number;
+    /** JSON text: log-spaced latency bucket index → count (services/metrics/latency-histogram.ts). */
+    latencyHistogram: string;
+  };
+  /** Trace counts per project, UTC bucket of the trace's start and trace name (migration 0013). */
+  logTraceRollups: {
+    projectId: string;
+    bucketSize: "minute" | "hour" | "day";
+    bucketStart: number;
+    traceName: string;
+    traceCount: number;
+  };
   /** A workspace's LLM provider record; `credentials` is sealed (secrets/secret-box.ts), never stored in clear. */
   providers: {
     id: string;

@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { dirname } from "node:path";
 import SQLite from "better-sqlite3";
 import { Kysely, SqliteDialect } from "kysely";
+import { addHistogramTexts } from "../services/metrics/latency-histogram.ts";
 import { sqliteSql } from "./dialect-sql.ts";
 import { processRateWindows } from "./rate-windows.ts";
 import type { Database } from "./schema.ts";
@@ -18,6 +19,10 @@ export function openSqliteStore(path: string): Store {
   sqlite.pragma("synchronous = FULL");
   sqlite.pragma("foreign_keys = ON");
   sqlite.pragma("busy_timeout = 5000");
+  // The metrics rollups add histograms in their upserts (migration 0013 creates the same function on PostgreSQL).
+  sqlite.function("pharos_histogram_add", { deterministic: true }, (a, b) =>
+    addHistogramTexts(a as string, b as string),
+  );
   const checkpointer = path === ":memory:" ? undefined : startCheckpointer(path);
   sqlite.pragma(`wal_autocheckpoint = ${checkpointer ? WRITER_CHECKPOINT_PAGES : 1_000}`);
   const cached = withStatementCache(sqlite);

@@ -6695,6 +6695,246 @@ export const LogSpanExportLineSchema = z
 
 export type LogSpanExportLine = z.infer<typeof LogSpanExportLineSchema>
 
+export const LogMetricBucketSchema = z
+  .enum(['minute', 'hour', 'day'])
+  .openapi({
+    description:
+      'The width of one time bucket, aligned to UTC: `minute`, `hour` or `day`. A query spans at most 1,440 buckets (one day of minutes, 60 days of hours, 1,440 days of days).',
+    examples: ['hour'],
+  })
+  .openapi('LogMetricBucket')
+
+export type LogMetricBucket = z.infer<typeof LogMetricBucketSchema>
+
+export const LogMetricNameSchema = z
+  .enum([
+    'traceCount',
+    'spanCount',
+    'errorRate',
+    'cost',
+    'inputTokens',
+    'outputTokens',
+    'latencyP50',
+    'latencyP90',
+    'latencyP95',
+    'latencyP99',
+  ])
+  .openapi({
+    description:
+      "A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value.",
+    examples: ['latencyP95'],
+  })
+  .openapi('LogMetricName')
+
+export type LogMetricName = z.infer<typeof LogMetricNameSchema>
+
+export const LogMetricDimensionSchema = z
+  .enum(['model', 'provider', 'promptId', 'deploymentEnvironmentId', 'contentType', 'traceName'])
+  .openapi({
+    description:
+      "What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400.",
+    examples: ['model'],
+  })
+  .openapi('LogMetricDimension')
+
+export type LogMetricDimension = z.infer<typeof LogMetricDimensionSchema>
+
+export const SearchLogMetricsRequestSchema = z
+  .strictObject({
+    projectId: EntityIdSchema.openapi({ description: 'Project whose logs are measured.' }),
+    from: TimestampSchema.openapi({
+      description: 'Start of the window (inclusive), Unix ms; rounded down to the bucket.',
+    }),
+    to: TimestampSchema.openapi({
+      description:
+        'End of the window (exclusive), Unix ms; rounded up to the bucket. Must be after `from`.',
+    }),
+    bucket: LogMetricBucketSchema,
+    metrics: z
+      .array(LogMetricNameSchema)
+      .min(1)
+      .max(10)
+      .openapi({
+        description:
+          'The measures to return, each at most once: `traceCount` alone (traces are rolled up apart from spans), or span measures.',
+      }),
+    groupBy: z
+      .array(LogMetricDimensionSchema)
+      .max(2)
+      .exactOptional()
+      .openapi({
+        description: 'Up to two distinct dimensions; without it, one group holds everything.',
+      }),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .exactOptional()
+      .openapi({
+        description: "Only spans whose content's `model` is exactly this (case-sensitive).",
+      }),
+    provider: z
+      .string()
+      .min(1)
+      .max(200)
+      .exactOptional()
+      .openapi({
+        description: "Only spans whose content's `provider` is exactly this (case-sensitive).",
+      }),
+    promptId: EntityIdSchema.exactOptional().openapi({
+      description: 'Only spans recorded with this prompt (a prompt of the project, otherwise 404).',
+    }),
+    deploymentEnvironmentId: EntityIdSchema.exactOptional().openapi({
+      description: 'Only spans of deployments to this environment of the project (otherwise 404).',
+    }),
+    filters: z
+      .array(LogFilterSchema)
+      .max(20)
+      .exactOptional()
+      .openapi({
+        description:
+          'Conditions of the log search grammar (LogFilter) that the rollups can answer: `contentType` (span measures) and `name` (the trace name, with `traceCount`), each with `equals`, `not-equals`, `in` or `not-in`. Any other column or operator is 400 (it would need the raw rows).',
+      }),
+  })
+  .openapi({
+    description:
+      'A metrics query over one project and a time window. `from` is rounded down and `to` up to the bucket boundaries; the rounded window `[from, to)` must hold at least one and at most 1,440 buckets. The flat fields and `filters` narrow the rows counted; all are ANDed.',
+    required: ['projectId', 'from', 'to', 'bucket', 'metrics'],
+    examples: [
+      {
+        projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+        from: 1732190400000,
+        to: 1732276800000,
+        bucket: 'hour',
+        metrics: ['spanCount', 'cost', 'latencyP95'],
+        groupBy: ['model'],
+      },
+    ],
+  })
+  .openapi('SearchLogMetricsRequest')
+
+export type SearchLogMetricsRequest = z.infer<typeof SearchLogMetricsRequestSchema>
+
+export const LogMetricGroupKeySchema = z
+  .strictObject({
+    model: z.string().max(200).nullable().exactOptional(),
+    provider: z.string().max(200).nullable().exactOptional(),
+    promptId: z.string().max(80).nullable().exactOptional(),
+    deploymentEnvironmentId: z.string().max(80).nullable().exactOptional(),
+    contentType: z.string().max(256).nullable().exactOptional(),
+    traceName: z.string().max(256).nullable().exactOptional(),
+  })
+  .openapi({
+    description:
+      "The values of the query's `groupBy` dimensions for one group (`{}` without `groupBy`); `null` for rows without a value (a Tool span has no model, a span without a deployment no environment).",
+    examples: [{ model: 'gpt-4o-mini' }],
+  })
+  .openapi('LogMetricGroupKey')
+
+export type LogMetricGroupKey = z.infer<typeof LogMetricGroupKeySchema>
+
+export const LogMetricValuesSchema = z
+  .strictObject({
+    traceCount: z.int().min(0).max(9007199254740991).exactOptional(),
+    spanCount: z.int().min(0).max(9007199254740991).exactOptional(),
+    errorRate: z.union([z.number().min(0).max(1), z.null().nullable()]).exactOptional(),
+    cost: z.number().min(0).exactOptional(),
+    inputTokens: z.int().min(0).max(9007199254740991).exactOptional(),
+    outputTokens: z.int().min(0).max(9007199254740991).exactOptional(),
+    latencyP50: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
+    latencyP90: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
+    latencyP95: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
+    latencyP99: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
+  })
+  .openapi({
+    description:
+      'The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted.',
+    examples: [{ spanCount: 1200, cost: 0.84, latencyP95: 2310.5 }],
+  })
+  .openapi('LogMetricValues')
+
+export type LogMetricValues = z.infer<typeof LogMetricValuesSchema>
+
+export const LogMetricPointSchema = z
+  .strictObject({
+    start: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Start of the bucket, Unix ms (UTC-aligned).' }),
+    values: LogMetricValuesSchema,
+  })
+  .openapi({
+    description: "One bucket of a group's series.",
+    required: ['start', 'values'],
+    examples: [{ start: 1732190400000, values: { spanCount: 50 } }],
+  })
+  .openapi('LogMetricPoint')
+
+export type LogMetricPoint = z.infer<typeof LogMetricPointSchema>
+
+export const LogMetricGroupSchema = z
+  .strictObject({
+    key: LogMetricGroupKeySchema,
+    totals: LogMetricValuesSchema,
+    series: z.array(LogMetricPointSchema).max(1440),
+  })
+  .openapi({
+    description:
+      'One group: its key, its totals over the window, and its series of the buckets that hold data (in time order; a bucket with nothing counted is left out).',
+    required: ['key', 'totals', 'series'],
+    examples: [
+      {
+        key: { model: 'gpt-4o-mini' },
+        totals: { spanCount: 50 },
+        series: [{ start: 1732190400000, values: { spanCount: 50 } }],
+      },
+    ],
+  })
+  .openapi('LogMetricGroup')
+
+export type LogMetricGroup = z.infer<typeof LogMetricGroupSchema>
+
+export const LogMetricsSchema = z
+  .strictObject({
+    bucket: LogMetricBucketSchema,
+    from: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'Start of the rounded window (inclusive), Unix ms.' }),
+    to: z
+      .int()
+      .min(0)
+      .max(9007199254740991)
+      .openapi({ description: 'End of the rounded window (exclusive), Unix ms.' }),
+    groups: z.array(LogMetricGroupSchema).max(100),
+    truncated: z.boolean(),
+  })
+  .openapi({
+    description:
+      'The answer of a metrics query: the rounded window and at most 100 groups, the largest first (by `traceCount` for trace measures, else `spanCount`; ties by key). `truncated` is true when more groups had data.',
+    required: ['bucket', 'from', 'to', 'groups', 'truncated'],
+    examples: [
+      {
+        bucket: 'hour',
+        from: 1732190400000,
+        to: 1732194000000,
+        groups: [
+          {
+            key: { model: 'gpt-4o-mini' },
+            totals: { spanCount: 50, latencyP95: 2310.5 },
+            series: [{ start: 1732190400000, values: { spanCount: 50, latencyP95: 2310.5 } }],
+          },
+        ],
+        truncated: false,
+      },
+    ],
+  })
+  .openapi('LogMetrics')
+
+export type LogMetrics = z.infer<typeof LogMetricsSchema>
+
 export const OtlpExportTraceServiceRequestSchema = z
   .looseObject({
     resourceSpans: z
@@ -11995,6 +12235,75 @@ export const postLogsSpansExportRoute = createRoute({
                 "With `format` `csv`, the spans as RFC 4180 CSV, streamed (see the operation's description).",
             }),
           example: 'id,name,status,nextCursor\r\n',
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const postLogsMetricsRoute = createRoute({
+  method: 'post',
+  path: '/logs/metrics',
+  tags: ['Logs'],
+  summary: 'Query log metrics',
+  description:
+    "Returns `200` with the project's log metrics over a time window: per group (at most two `groupBy`\ndimensions), the totals and a time series in `minute`, `hour` or `day` buckets (UTC) of the requested\nmeasures. Answers come from rollups that every log write updates in its own transaction, so they are\nexact and never lag behind the logs; latency percentiles come from log-spaced histograms and are within\n2 % (relative) of the exact nearest-rank percentile of the spans counted.\n\n`from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440\nbuckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,\na span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot\nanswer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or\n`deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.\nChanges nothing; POST only because the conditions do not fit a query string.\n",
+  operationId: 'searchLogMetrics',
+  request: {
+    body: {
+      content: {
+        'application/json': {
+          schema: SearchLogMetricsRequestSchema,
+          example: {
+            projectId: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+            from: 1732190400000,
+            to: 1732276800000,
+            bucket: 'hour',
+            metrics: ['spanCount', 'errorRate', 'cost', 'latencyP95'],
+            groupBy: ['model'],
+            filters: [{ column: 'contentType', operator: 'equals', value: 'Model' }],
+          },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: 'The metrics of the window.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogMetricsSchema,
+          example: {
+            bucket: 'hour',
+            from: 1732190400000,
+            to: 1732276800000,
+            groups: [
+              {
+                key: { model: 'gpt-4o-mini' },
+                totals: { spanCount: 120, errorRate: 0.025, cost: 0.0042, latencyP95: 2310.5 },
+                series: [
+                  {
+                    start: 1732190400000,
+                    values: { spanCount: 120, errorRate: 0.025, cost: 0.0042, latencyP95: 2310.5 },
+                  },
+                ],
+              },
+            ],
+            truncated: false,
+          },
         },
       },
     },

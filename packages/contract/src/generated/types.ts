@@ -1333,6 +1333,37 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/logs/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Query log metrics
+         * @description Returns `200` with the project's log metrics over a time window: per group (at most two `groupBy`
+         *     dimensions), the totals and a time series in `minute`, `hour` or `day` buckets (UTC) of the requested
+         *     measures. Answers come from rollups that every log write updates in its own transaction, so they are
+         *     exact and never lag behind the logs; latency percentiles come from log-spaced histograms and are within
+         *     2 % (relative) of the exact nearest-rank percentile of the spans counted.
+         *
+         *     `from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440
+         *     buckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,
+         *     a span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot
+         *     answer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or
+         *     `deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.
+         *     Changes nothing; POST only because the conditions do not fit a query string.
+         */
+        post: operations["searchLogMetrics"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/otel/v1/traces": {
         parameters: {
             query?: never;
@@ -6461,6 +6492,183 @@ export type components = {
         };
         /** @description One line of a span export (NDJSON): a span exactly as `POST /logs/spans` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line. */
         LogSpanExportLine: components["schemas"]["LogSpan"] | components["schemas"]["LogExportCheckpoint"] | components["schemas"]["LogExportEnd"];
+        /**
+         * @description The width of one time bucket, aligned to UTC: `minute`, `hour` or `day`. A query spans at most 1,440 buckets (one day of minutes, 60 days of hours, 1,440 days of days).
+         * @example hour
+         * @enum {string}
+         */
+        LogMetricBucket: "minute" | "hour" | "day";
+        /**
+         * @description A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value.
+         * @example latencyP95
+         * @enum {string}
+         */
+        LogMetricName: "traceCount" | "spanCount" | "errorRate" | "cost" | "inputTokens" | "outputTokens" | "latencyP50" | "latencyP90" | "latencyP95" | "latencyP99";
+        /**
+         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400.
+         * @example model
+         * @enum {string}
+         */
+        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName";
+        /**
+         * @description A metrics query over one project and a time window. `from` is rounded down and `to` up to the bucket boundaries; the rounded window `[from, to)` must hold at least one and at most 1,440 buckets. The flat fields and `filters` narrow the rows counted; all are ANDed.
+         * @example {
+         *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+         *       "from": 1732190400000,
+         *       "to": 1732276800000,
+         *       "bucket": "hour",
+         *       "metrics": [
+         *         "spanCount",
+         *         "cost",
+         *         "latencyP95"
+         *       ],
+         *       "groupBy": [
+         *         "model"
+         *       ]
+         *     }
+         */
+        SearchLogMetricsRequest: {
+            /** @description Project whose logs are measured. */
+            projectId: components["schemas"]["EntityId"];
+            /** @description Start of the window (inclusive), Unix ms; rounded down to the bucket. */
+            from: components["schemas"]["Timestamp"];
+            /** @description End of the window (exclusive), Unix ms; rounded up to the bucket. Must be after `from`. */
+            to: components["schemas"]["Timestamp"];
+            bucket: components["schemas"]["LogMetricBucket"];
+            /** @description The measures to return, each at most once: `traceCount` alone (traces are rolled up apart from spans), or span measures. */
+            metrics: components["schemas"]["LogMetricName"][];
+            /** @description Up to two distinct dimensions; without it, one group holds everything. */
+            groupBy?: components["schemas"]["LogMetricDimension"][];
+            /** @description Only spans whose content's `model` is exactly this (case-sensitive). */
+            model?: string;
+            /** @description Only spans whose content's `provider` is exactly this (case-sensitive). */
+            provider?: string;
+            /** @description Only spans recorded with this prompt (a prompt of the project, otherwise 404). */
+            promptId?: components["schemas"]["EntityId"];
+            /** @description Only spans of deployments to this environment of the project (otherwise 404). */
+            deploymentEnvironmentId?: components["schemas"]["EntityId"];
+            /** @description Conditions of the log search grammar (LogFilter) that the rollups can answer: `contentType` (span measures) and `name` (the trace name, with `traceCount`), each with `equals`, `not-equals`, `in` or `not-in`. Any other column or operator is 400 (it would need the raw rows). */
+            filters?: components["schemas"]["LogFilter"][];
+        };
+        /**
+         * @description The values of the query's `groupBy` dimensions for one group (`{}` without `groupBy`); `null` for rows without a value (a Tool span has no model, a span without a deployment no environment).
+         * @example {
+         *       "model": "gpt-4o-mini"
+         *     }
+         */
+        LogMetricGroupKey: {
+            model?: string | null;
+            provider?: string | null;
+            promptId?: string | null;
+            deploymentEnvironmentId?: string | null;
+            contentType?: string | null;
+            traceName?: string | null;
+        };
+        /**
+         * @description The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted.
+         * @example {
+         *       "spanCount": 1200,
+         *       "cost": 0.84,
+         *       "latencyP95": 2310.5
+         *     }
+         */
+        LogMetricValues: {
+            traceCount?: number;
+            spanCount?: number;
+            errorRate?: number | null;
+            cost?: number;
+            inputTokens?: number;
+            outputTokens?: number;
+            latencyP50?: number | null;
+            latencyP90?: number | null;
+            latencyP95?: number | null;
+            latencyP99?: number | null;
+        };
+        /**
+         * @description One bucket of a group's series.
+         * @example {
+         *       "start": 1732190400000,
+         *       "values": {
+         *         "spanCount": 50
+         *       }
+         *     }
+         */
+        LogMetricPoint: {
+            /**
+             * Format: int64
+             * @description Start of the bucket, Unix ms (UTC-aligned).
+             */
+            start: number;
+            values: components["schemas"]["LogMetricValues"];
+        };
+        /**
+         * @description One group: its key, its totals over the window, and its series of the buckets that hold data (in time order; a bucket with nothing counted is left out).
+         * @example {
+         *       "key": {
+         *         "model": "gpt-4o-mini"
+         *       },
+         *       "totals": {
+         *         "spanCount": 50
+         *       },
+         *       "series": [
+         *         {
+         *           "start": 1732190400000,
+         *           "values": {
+         *             "spanCount": 50
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        LogMetricGroup: {
+            key: components["schemas"]["LogMetricGroupKey"];
+            totals: components["schemas"]["LogMetricValues"];
+            series: components["schemas"]["LogMetricPoint"][];
+        };
+        /**
+         * @description The answer of a metrics query: the rounded window and at most 100 groups, the largest first (by `traceCount` for trace measures, else `spanCount`; ties by key). `truncated` is true when more groups had data.
+         * @example {
+         *       "bucket": "hour",
+         *       "from": 1732190400000,
+         *       "to": 1732194000000,
+         *       "groups": [
+         *         {
+         *           "key": {
+         *             "model": "gpt-4o-mini"
+         *           },
+         *           "totals": {
+         *             "spanCount": 50,
+         *             "latencyP95": 2310.5
+         *           },
+         *           "series": [
+         *             {
+         *               "start": 1732190400000,
+         *               "values": {
+         *                 "spanCount": 50,
+         *                 "latencyP95": 2310.5
+         *               }
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "truncated": false
+         *     }
+         */
+        LogMetrics: {
+            bucket: components["schemas"]["LogMetricBucket"];
+            /**
+             * Format: int64
+             * @description Start of the rounded window (inclusive), Unix ms.
+             */
+            from: number;
+            /**
+             * Format: int64
+             * @description End of the rounded window (exclusive), Unix ms.
+             */
+            to: number;
+            groups: components["schemas"]["LogMetricGroup"][];
+            truncated: boolean;
+        };
         /**
          * @description OTLP/JSON `ExportTraceServiceRequest` (opentelemetry-proto v1.11.0, `collector/trace/v1`), read by OTLP's rules rather than the proto3 JSON mapping: trace and span ids are hex text (32 and 16 characters), 64-bit integers are decimal strings or numbers, enums (`kind`, `status.code`) are numbers, field names are lowerCamelCase, and unknown fields are ignored (so this object is open). The nested objects (`ResourceSpans`, `ScopeSpans`, `Span`, `KeyValue`, `AnyValue`) are those of the protos; a field of the wrong type anywhere is `400 VALIDATION_ERROR` naming its path.
          * @example {
@@ -12119,6 +12327,96 @@ export interface operations {
                     "application/x-ndjson": components["schemas"]["LogSpanExportLine"];
                     /** @example id,name,status,nextCursor */
                     "text/csv": string;
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    searchLogMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "projectId": "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
+                 *       "from": 1732190400000,
+                 *       "to": 1732276800000,
+                 *       "bucket": "hour",
+                 *       "metrics": [
+                 *         "spanCount",
+                 *         "errorRate",
+                 *         "cost",
+                 *         "latencyP95"
+                 *       ],
+                 *       "groupBy": [
+                 *         "model"
+                 *       ],
+                 *       "filters": [
+                 *         {
+                 *           "column": "contentType",
+                 *           "operator": "equals",
+                 *           "value": "Model"
+                 *         }
+                 *       ]
+                 *     }
+                 */
+                "application/json": components["schemas"]["SearchLogMetricsRequest"];
+            };
+        };
+        responses: {
+            /** @description The metrics of the window. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "bucket": "hour",
+                     *       "from": 1732190400000,
+                     *       "to": 1732276800000,
+                     *       "groups": [
+                     *         {
+                     *           "key": {
+                     *             "model": "gpt-4o-mini"
+                     *           },
+                     *           "totals": {
+                     *             "spanCount": 120,
+                     *             "errorRate": 0.025,
+                     *             "cost": 0.0042,
+                     *             "latencyP95": 2310.5
+                     *           },
+                     *           "series": [
+                     *             {
+                     *               "start": 1732190400000,
+                     *               "values": {
+                     *                 "spanCount": 120,
+                     *                 "errorRate": 0.025,
+                     *                 "cost": 0.0042,
+                     *                 "latencyP95": 2310.5
+                     *               }
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "truncated": false
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogMetrics"];
                 };
             };
             400: components["responses"]["BadRequest"];

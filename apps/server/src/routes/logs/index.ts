@@ -3,6 +3,7 @@ import createLogTrace from "./create-log-trace.ts";
 import exportLogSpans from "./export-log-spans.ts";
 import exportLogTraces from "./export-log-traces.ts";
 import exportOtelTraces from "./export-otel-traces.ts";
+import searchLogMetrics from "./search-log-metrics.ts";
 import searchLogSpans from "./search-log-spans.ts";
 import searchLogTraces from "./search-log-traces.ts";
 import updateLogTrace from "./update-log-trace.ts";
@@ -16,5 +17,6 @@ export const logRoutes = [
   exportLogTraces,
   searchLogSpans,
   exportLogSpans,
+  searchLogMetrics,
   exportOtelTraces,
 ];

@@ -3,6 +3,7 @@ import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../error
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
+import { addToSpanRollups, spanRollupRows } from "../metrics/rollups.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
@@ -38,7 +39,7 @@ async function findTrace(
 
 /**
  * Adds one span to an existing trace of the project, as a job of the log write batch: the span, its
- * attribute and tag rows, and the trace's aggregates (span ids, totals) change together; answers once
+ * attribute and tag rows, the trace's aggregates (span ids, totals) and the metrics rollups change together; answers once
  * committed.
  */
 export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLogSpan">): Promise<CreateLogSpanResult> {
@@ -105,6 +106,7 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
         await ctx.store.insertRows(db, "logAttributes", index.attributes);
         await ctx.store.insertRows(db, "logTags", index.tags);
         if (queued.length > 0) await ctx.store.insertRows(db, "onlineEvaluations", queued);
+        await addToSpanRollups(db, spanRollupRows([row]));
       },
       approximateBytes([row, index, queued]),
     );

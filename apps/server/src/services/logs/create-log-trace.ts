@@ -3,6 +3,7 @@ import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import { maskContent, maskSpanInput, maskTraceInput } from "../masking/mask-logs.ts";
+import { spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
@@ -69,7 +70,7 @@ function checkTraceRules(
 
 /**
  * Stores a trace and its spans in one transaction (a job of the log write batch), with the trace's
- * aggregates and the indexed attribute and tag rows; answers once committed.
+ * aggregates, the indexed attribute and tag rows and the metrics rollups; answers once committed.
  */
 export async function createLogTrace(
   ctx: ServiceContext,
@@ -146,6 +147,8 @@ export async function createLogTrace(
     { table: "logSpans", rows: spanRows },
     { table: "logAttributes", rows: attributes },
     { table: "logTags", rows: tagIndex },
+    { table: "logSpanRollups", rows: spanRollupRows(spanRows) },
+    { table: "logTraceRollups", rows: traceRollupRows([traceRow]) },
   ];
   const queued = await onlineEvaluationRows(
     ctx,

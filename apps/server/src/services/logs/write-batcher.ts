@@ -5,7 +5,8 @@
  * and many writes share one commit. The window is waited only while writes are concurrent, so a lone writer
  * pays no delay.
  *
- * A job is either work on the transaction (reads and writes) or, for a new trace, only rows to insert. The
+ * A job is either work on the transaction (reads and writes) or, for a new trace, only rows to insert (and
+ * deltas to add to the metrics rollups, summed per key across the batch: services/metrics/rollups.ts). The
  * insert-only jobs of a batch are stored together first, one multi-row statement per table (on PostgreSQL a
  * round trip per table instead of several per request). Jobs are isolated from one another by a savepoint
  * each: a job that fails (a 404 or 409 found at write time, or any error) is rolled back to its savepoint and
@@ -34,6 +35,7 @@ import { overloaded } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { isTransientConflict } from "../../store/transactions.ts";
+import { addToSpanRollups, addToTraceRollups } from "../metrics/rollups.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
@@ -223,7 +225,12 @@ export class WriteBatcher {
   }
 
   private async insert(db: Kysely<Database>, inserts: Inserts): Promise<void> {
-    for (const { table, rows } of inserts) await this.store.insertRows(db, table, rows);
+    for (const entry of inserts) {
+      // The metrics rollups' rows are deltas added to existing rows (several jobs may share a key), not inserts.
+      if (entry.table === "logSpanRollups") await addToSpanRollups(db, entry.rows);
+      else if (entry.table === "logTraceRollups") await addToTraceRollups(db, entry.rows);
+      else await this.store.insertRows(db, entry.table, entry.rows);
+    }
   }
 
   private schedule(): void {

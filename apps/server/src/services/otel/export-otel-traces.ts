@@ -29,6 +29,7 @@ import { approximateBytes, type Inserts } from "../logs/write-batcher.ts";
 import { resolveWriteTarget } from "../logs/write-checks.ts";
 import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
 import type { Masker } from "../masking/masking-rules.ts";
+import { addToSpanRollups, addToTraceRollups, spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
 
 export interface ExportOtelTracesInput {
@@ -233,6 +234,8 @@ function newTracesInserts(ctx: ServiceContext, groups: Map<string, TraceGroup>):
     { table: "logSpans", rows: spans },
     { table: "logAttributes", rows: attributes },
     { table: "logTags", rows: tags },
+    { table: "logSpanRollups", rows: spanRollupRows(spans) },
+    { table: "logTraceRollups", rows: traceRollupRows(traces) },
   ];
 }
 
@@ -267,6 +270,7 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
     // Created empty and pending: the spans below attach to it as to any trace, the root among them setting it.
     const row = { ...newTraceRow(ctx, group, group.spans, now), status: "pending" as const };
     await ctx.store.insertRows(db, "logTraces", [row]);
+    await addToTraceRollups(db, traceRollupRows([row]));
     trace = await selectTrace();
     if (!trace) throw new Error("the trace just inserted is not there");
   }
@@ -306,6 +310,7 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
   await ctx.store.insertRows(db, "logSpans", spanRows);
   await ctx.store.insertRows(db, "logAttributes", attributes);
   await ctx.store.insertRows(db, "logTags", tags);
+  await addToSpanRollups(db, spanRollupRows(spanRows));
 
   // The root sets the trace's name, times and status; until it comes, the trace spans its spans.
   let { name, status, startedAt, endedAt } = trace;
@@ -320,6 +325,16 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
   }
   // A trace that has no session or user yet takes them from the spans that name one.
   const named = sessionAndUser(accepted);
+  if (name !== trace.name || startedAt !== trace.startedAt) {
+    // The trace is counted under its name in the bucket of its start: move its count.
+    await addToTraceRollups(
+      db,
+      traceRollupRows([
+        { projectId, name: trace.name, startedAt: trace.startedAt, count: -1 },
+        { projectId, name, startedAt },
+      ]),
+    );
+  }
   await db
     .updateTable("logTraces")
     .set({

@@ -18,6 +18,7 @@ import { rateLimitWindows } from "./0009-rate-limit-windows.ts";
 import { webhooks } from "./0010-webhooks.ts";
 import { scores } from "./0011-scores.ts";
 import { onlineEvaluations } from "./0012-online-evaluations.ts";
+import { metricRollups } from "./0013-metric-rollups.ts";
 import { traceUsers } from "./0014-trace-users.ts";
 import { maskingAndRetention } from "./0015-masking-and-retention.ts";
 import { computedCells } from "./0016-computed-cells.ts";
@@ -38,6 +39,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0010-webhooks": webhooks,
     "0011-scores": scores(dialect),
     "0012-online-evaluations": onlineEvaluations(dialect),
+    "0013-metric-rollups": metricRollups(dialect),
     "0014-trace-users": traceUsers,
     "0015-masking-and-retention": maskingAndRetention,
     "0016-computed-cells": computedCells(dialect),

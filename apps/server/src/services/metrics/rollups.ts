@@ -1,0 +1,184 @@
+/**
+ * The metrics rollups (ADR 0017): per project, UTC bucket (minute, hour and day) and combination of
+ * dimensions, the sums that POST /logs/metrics answers from. Every log write adds its rows' deltas in its own
+ * transaction, so the rollups are exact and never lag. Adding is commutative: the deltas of a write batch are
+ * summed per key and applied with one upsert per table (`count = count + excluded.count`, histograms through
+ * `pharos_histogram_add`), in key order, so concurrent writers on PostgreSQL lock keys in the same order.
+ *
+ * Span rows never change once written, so span rollups only grow. A trace counts once, in the bucket of its
+ * start under its name; a write that renames or moves a trace (an OTLP root span arriving late) moves its count.
+ * Dimensions without a value are stored as "" (key columns must be non-null to be unique).
+ */
+import { type Insertable, type Kysely, sql } from "kysely";
+import type { Database } from "../../store/schema.ts";
+import { addLatency, type Histogram, histogramToText, mergeHistogramText } from "./latency-histogram.ts";
+
+export type BucketSize = "minute" | "hour" | "day";
+export const BUCKET_MS: Record<BucketSize, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
+const BUCKET_SIZES = Object.keys(BUCKET_MS) as BucketSize[];
+
+export type SpanRollupRow = Insertable<Database["logSpanRollups"]>;
+export type TraceRollupRow = Insertable<Database["logTraceRollups"]>;
+
+/** What a span contributes to the rollups (a subset of its stored row). */
+export interface RolledUpSpan {
+  projectId: string;
+  startedAt: number;
+  status: string;
+  contentType: string;
+  latency: number;
+  model: string | null;
+  provider: string | null;
+  promptId: string | null;
+  deploymentId: string | null;
+  cost: number | null;
+  promptTokens: number | null;
+  completionTokens: number | null;
+}
+
+export const SPAN_ROLLUP_KEY = [
+  "projectId",
+  "bucketSize",
+  "bucketStart",
+  "model",
+  "provider",
+  "promptId",
+  "deploymentId",
+  "contentType",
+] as const;
+export const TRACE_ROLLUP_KEY = ["projectId", "bucketSize", "bucketStart", "traceName"] as const;
+
+const bucketStart = (time: number, size: BucketSize) => Math.floor(time / BUCKET_MS[size]) * BUCKET_MS[size];
+
+const keyOf = (row: Record<string, unknown>, columns: readonly string[]) =>
+  JSON.stringify(columns.map((column) => row[column]));
+
+/** The spans' deltas, one row per key (bucket size × bucket × dimensions). */
+export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] {
+  const rows = new Map<string, { row: SpanRollupRow; histogram: Histogram }>();
+  for (const span of spans) {
+    // The key's dimensions, built once per span; the bucket completes it.
+    const dimensions = `${span.projectId}\n${span.model}\n${span.provider}\n${span.promptId}\n${span.deploymentId}\n${span.contentType}`;
+    for (const bucketSize of BUCKET_SIZES) {
+      const key: SpanRollupRow = {
+        projectId: span.projectId,
+        bucketSize,
+        bucketStart: bucketStart(span.startedAt, bucketSize),
+        model: span.model ?? "",
+        provider: span.provider ?? "",
+        promptId: span.promptId ?? "",
+        deploymentId: span.deploymentId ?? "",
+        contentType: span.contentType,
+        spanCount: 0,
+        failedSpans: 0,
+        cost: 0,
+        inputTokens: 0,
+        outputTokens: 0,
+        latencyHistogram: "",
+      };
+      const id = `${bucketSize}\n${key.bucketStart}\n${dimensions}`;
+      let entry = rows.get(id);
+      if (!entry) {
+        entry = { row: key, histogram: new Map() };
+        rows.set(id, entry);
+      }
+      const { row } = entry;
+      row.spanCount = (row.spanCount as number) + 1;
+      if (span.status === "failure") row.failedSpans = (row.failedSpans as number) + 1;
+      row.cost = (row.cost as number) + (span.cost ?? 0);
+      row.inputTokens = (row.inputTokens as number) + (span.promptTokens ?? 0);
+      row.outputTokens = (row.outputTokens as number) + (span.completionTokens ?? 0);
+      addLatency(entry.histogram, span.latency);
+    }
+  }
+  return [...rows.values()].map(({ row, histogram }) => ({ ...row, latencyHistogram: histogramToText(histogram) }));
+}
+
+/** A trace counted (`count` 1) or uncounted (−1) in the buckets of its start, under its name. */
+export function traceRollupRows(
+  traces: readonly { projectId: string; name: string; startedAt: number; count?: number }[],
+): TraceRollupRow[] {
+  return traces.flatMap((trace) =>
+    BUCKET_SIZES.map((bucketSize) => ({
+      projectId: trace.projectId,
+      bucketSize,
+      bucketStart: bucketStart(trace.startedAt, bucketSize),
+      traceName: trace.name,
+      traceCount: trace.count ?? 1,
+    })),
+  );
+}
+
+/** Rows of the same key summed (a multi-row upsert may not touch one row twice), in key order. */
+function summed<Row extends Record<string, unknown>>(
+  rows: readonly Row[],
+  key: readonly string[],
+  add: (into: Row, row: Row) => void,
+): Row[] {
+  const byKey = new Map<string, Row>();
+  for (const row of rows) {
+    const id = keyOf(row, key);
+    const into = byKey.get(id);
+    if (into) add(into, row);
+    else byKey.set(id, { ...row });
+  }
+  return [...byKey.keys()].sort().map((id) => byKey.get(id) as Row);
+}
+
+/** Rows per statement: well under both databases' bound-parameter limits. */
+const CHUNK = 500;
+
+/** Adds span deltas to the span rollups, in the transaction `db` belongs to. */
+export async function addToSpanRollups(db: Kysely<Database>, deltas: readonly SpanRollupRow[]): Promise<void> {
+  // Each key's histograms are merged in one map (each delta's text read once), then written once.
+  const histograms = new Map<SpanRollupRow, Histogram>();
+  const rows = summed(deltas, SPAN_ROLLUP_KEY, (into, row) => {
+    into.spanCount = (into.spanCount as number) + (row.spanCount as number);
+    into.failedSpans = (into.failedSpans as number) + (row.failedSpans as number);
+    into.cost = (into.cost as number) + (row.cost as number);
+    into.inputTokens = (into.inputTokens as number) + (row.inputTokens as number);
+    into.outputTokens = (into.outputTokens as number) + (row.outputTokens as number);
+    let histogram = histograms.get(into);
+    if (!histogram) {
+      histogram = new Map();
+      mergeHistogramText(histogram, into.latencyHistogram as string);
+      histograms.set(into, histogram);
+    }
+    mergeHistogramText(histogram, row.latencyHistogram as string);
+  });
+  for (const [row, histogram] of histograms) row.latencyHistogram = histogramToText(histogram);
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    await db
+      .insertInto("logSpanRollups")
+      .values(rows.slice(at, at + CHUNK))
+      .onConflict((conflict) =>
+        conflict.columns([...SPAN_ROLLUP_KEY]).doUpdateSet((eb) => ({
+          spanCount: eb("logSpanRollups.spanCount", "+", eb.ref("excluded.spanCount")),
+          failedSpans: eb("logSpanRollups.failedSpans", "+", eb.ref("excluded.failedSpans")),
+          cost: eb("logSpanRollups.cost", "+", eb.ref("excluded.cost")),
+          inputTokens: eb("logSpanRollups.inputTokens", "+", eb.ref("excluded.inputTokens")),
+          outputTokens: eb("logSpanRollups.outputTokens", "+", eb.ref("excluded.outputTokens")),
+          latencyHistogram: sql<string>`pharos_histogram_add(${sql.ref("logSpanRollups.latencyHistogram")}, ${sql.ref("excluded.latencyHistogram")})`,
+        })),
+      )
+      .execute();
+  }
+}
+
+/** Adds trace deltas (+1 / −1) to the trace rollups, in the transaction `db` belongs to. */
+export async function addToTraceRollups(db: Kysely<Database>, deltas: readonly TraceRollupRow[]): Promise<void> {
+  const rows = summed(deltas, TRACE_ROLLUP_KEY, (into, row) => {
+    into.traceCount = (into.traceCount as number) + (row.traceCount as number);
+  });
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    await db
+      .insertInto("logTraceRollups")
+      .values(rows.slice(at, at + CHUNK))
+      .onConflict((conflict) =>
+        conflict.columns([...TRACE_ROLLUP_KEY]).doUpdateSet((eb) => ({
+          traceCount: eb("logTraceRollups.traceCount", "+", eb.ref("excluded.traceCount")),
+        })),
+      )
+      .execute();
+  }
+}

@@ -1,0 +1,291 @@
+import type { schemas } from "@pharos/contract";
+import { type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
+import type { ServiceContext } from "../context.ts";
+import type { BodyOf, Unread } from "../operation-input.ts";
+import { requireProject } from "../projects/project.ts";
+import { requirePromptsOfProject } from "../prompts/prompt.ts";
+import { type Histogram, mergeHistogramText, percentiles } from "./latency-histogram.ts";
+import { BUCKET_MS } from "./rollups.ts";
+
+type MetricName = schemas.LogMetricName;
+type Dimension = schemas.LogMetricDimension;
+type Values = schemas.LogMetricValues;
+type GroupKey = schemas.LogMetricGroupKey;
+
+/** The most buckets one query spans, and the most groups it answers (the spec's caps). */
+export const MAX_BUCKETS = 1_440;
+export const MAX_GROUPS = 100;
+
+const SPAN_DIMENSIONS = new Set<Dimension>(["model", "provider", "promptId", "deploymentEnvironmentId", "contentType"]);
+const PERCENTILES = { latencyP50: 0.5, latencyP90: 0.9, latencyP95: 0.95, latencyP99: 0.99 } as const;
+const ANSWERABLE_OPERATORS = new Set(["equals", "not-equals", "in", "not-in"]);
+
+/** Sums of one group in one bucket (or over the window). */
+interface Sums {
+  traceCount: number;
+  spanCount: number;
+  failedSpans: number;
+  cost: number;
+  inputTokens: number;
+  outputTokens: number;
+  histogram: Histogram;
+}
+
+const emptySums = (): Sums => ({
+  traceCount: 0,
+  spanCount: 0,
+  failedSpans: 0,
+  cost: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  histogram: new Map(),
+});
+
+/** A text condition of the filter grammar the rollups can answer: a column's value in (or not in) a set. */
+interface ValueCondition {
+  values: string[];
+  negated: boolean;
+}
+
+/**
+ * The project's log metrics over a window, from the rollups (ADR 0017): the rows of the window's buckets are
+ * read (one index range: project, bucket size, bucket start) and summed per group and bucket here, histograms
+ * merged, percentiles read off the merged histograms.
+ */
+export async function searchLogMetrics(
+  ctx: ServiceContext,
+  body: BodyOf<"searchLogMetrics">,
+): Promise<schemas.LogMetrics> {
+  const {
+    projectId,
+    from: givenFrom,
+    to: givenTo,
+    bucket,
+    metrics,
+    groupBy = [],
+    model,
+    provider,
+    promptId,
+    deploymentEnvironmentId,
+    filters = [],
+    ...unread
+  } = body;
+  unread satisfies Unread;
+
+  const issues: ErrorDetail[] = [];
+  const size = BUCKET_MS[bucket];
+  const from = Math.floor(givenFrom / size) * size;
+  const to = Math.ceil(givenTo / size) * size;
+  if (givenTo <= givenFrom) issues.push({ field: "to", issue: "must be after from" });
+  else if ((to - from) / size > MAX_BUCKETS) {
+    issues.push({
+      field: "to",
+      issue: `the window holds ${(to - from) / size} ${bucket} buckets, more than the ${MAX_BUCKETS} a query may span`,
+    });
+  }
+  duplicates(metrics, "metrics", issues);
+  duplicates(groupBy, "groupBy", issues);
+
+  // Traces and spans are rolled up apart: a query measures one or the other.
+  const traceQuery = metrics.includes("traceCount");
+  if (traceQuery && metrics.length > 1) {
+    issues.push({ field: "metrics", issue: "traceCount cannot be asked together with span measures" });
+  }
+  groupBy.forEach((dimension, index) => {
+    if (traceQuery && SPAN_DIMENSIONS.has(dimension)) {
+      issues.push({
+        field: `groupBy.${index}`,
+        issue: `traceCount cannot be grouped by the span dimension ${dimension}`,
+      });
+    }
+    if (!traceQuery && dimension === "traceName") {
+      issues.push({ field: `groupBy.${index}`, issue: "only traceCount can be grouped by traceName" });
+    }
+  });
+  if (traceQuery) {
+    for (const field of ["model", "provider", "promptId", "deploymentEnvironmentId"] as const) {
+      if (body[field] !== undefined) issues.push({ field, issue: "filters spans: not allowed with traceCount" });
+    }
+  }
+  const contentType: ValueCondition[] = [];
+  const traceName: ValueCondition[] = [];
+  filters.forEach((filter, index) => {
+    const field = `filters.${index}`;
+    const answerable =
+      (filter.column === "contentType" || filter.column === "name") && ANSWERABLE_OPERATORS.has(filter.operator);
+    if (!answerable) {
+      issues.push({
+        field,
+        issue:
+          "not answerable from the metrics rollups: only contentType and name with equals, not-equals, in or not-in",
+      });
+      return;
+    }
+    const { value } = filter as { value: string | string[] };
+    const condition = { values: Array.isArray(value) ? value : [value], negated: filter.operator.startsWith("not-") };
+    if (filter.column === "contentType") {
+      if (traceQuery) issues.push({ field, issue: "contentType filters spans: not allowed with traceCount" });
+      contentType.push(condition);
+    } else {
+      if (!traceQuery) issues.push({ field, issue: "name filters traces by name: allowed with traceCount only" });
+      traceName.push(condition);
+    }
+  });
+  failIfInvalid(issues);
+
+  const project = await requireProject(ctx, projectId);
+  if (promptId !== undefined) await requirePromptsOfProject(ctx, project.id, [promptId]);
+  const environments = await environmentsOf(ctx, project.id, groupBy, deploymentEnvironmentId);
+
+  const groups = new Map<string, { key: GroupKey; totals: Sums; series: Map<number, Sums> }>();
+  const add = (key: GroupKey, start: number, row: Partial<Sums> & { latencyHistogram?: string }) => {
+    const id = JSON.stringify(key);
+    let group = groups.get(id);
+    if (!group) {
+      group = { key, totals: emptySums(), series: new Map() };
+      groups.set(id, group);
+    }
+    let point = group.series.get(start);
+    if (!point) {
+      point = emptySums();
+      group.series.set(start, point);
+    }
+    for (const sums of [group.totals, point]) {
+      sums.traceCount += row.traceCount ?? 0;
+      sums.spanCount += row.spanCount ?? 0;
+      sums.failedSpans += row.failedSpans ?? 0;
+      sums.cost += row.cost ?? 0;
+      sums.inputTokens += row.inputTokens ?? 0;
+      sums.outputTokens += row.outputTokens ?? 0;
+      if (row.latencyHistogram !== undefined) mergeHistogramText(sums.histogram, row.latencyHistogram);
+    }
+  };
+
+  if (traceQuery) {
+    const rows = await ctx.db
+      .selectFrom("logTraceRollups")
+      .select(["bucketStart", "traceName", "traceCount"])
+      .where("projectId", "=", project.id)
+      .where("bucketSize", "=", bucket)
+      .where("bucketStart", ">=", from)
+      .where("bucketStart", "<", to)
+      .execute();
+    for (const row of rows) {
+      if (!traceName.every((condition) => matches(condition, row.traceName))) continue;
+      add(groupBy.includes("traceName") ? { traceName: row.traceName } : {}, row.bucketStart, row);
+    }
+  } else {
+    const needsHistogram = metrics.some((metric) => metric in PERCENTILES);
+    let select = ctx.db
+      .selectFrom("logSpanRollups")
+      .select([
+        "bucketStart",
+        "model",
+        "provider",
+        "promptId",
+        "deploymentId",
+        "contentType",
+        "spanCount",
+        "failedSpans",
+        "cost",
+        "inputTokens",
+        "outputTokens",
+      ])
+      .$if(needsHistogram, (query) => query.select("latencyHistogram"))
+      .where("projectId", "=", project.id)
+      .where("bucketSize", "=", bucket)
+      .where("bucketStart", ">=", from)
+      .where("bucketStart", "<", to);
+    if (model !== undefined) select = select.where("model", "=", model);
+    if (provider !== undefined) select = select.where("provider", "=", provider);
+    if (promptId !== undefined) select = select.where("promptId", "=", promptId);
+    for (const row of await select.execute()) {
+      if (!contentType.every((condition) => matches(condition, row.contentType))) continue;
+      const environment = environments.get(row.deploymentId) ?? null;
+      if (deploymentEnvironmentId !== undefined && environment !== deploymentEnvironmentId) continue;
+      const key: GroupKey = {};
+      for (const dimension of groupBy) {
+        if (dimension === "deploymentEnvironmentId") key.deploymentEnvironmentId = environment;
+        else if (dimension !== "traceName") key[dimension] = row[dimension] === "" ? null : row[dimension];
+      }
+      add(key, row.bucketStart, row);
+    }
+  }
+
+  const count = (sums: Sums) => (traceQuery ? sums.traceCount : sums.spanCount);
+  const ordered = [...groups.entries()]
+    .filter(([, group]) => count(group.totals) > 0)
+    .sort(([a, left], [b, right]) => count(right.totals) - count(left.totals) || (a < b ? -1 : a > b ? 1 : 0));
+  return {
+    bucket,
+    from,
+    to,
+    groups: ordered.slice(0, MAX_GROUPS).map(([, group]) => ({
+      key: group.key,
+      totals: valuesOf(group.totals, metrics),
+      series: [...group.series.entries()]
+        .filter(([, sums]) => count(sums) > 0)
+        .sort(([a], [b]) => a - b)
+        .map(([start, sums]) => ({ start, values: valuesOf(sums, metrics) })),
+    })),
+    truncated: ordered.length > MAX_GROUPS,
+  };
+}
+
+function duplicates(items: readonly string[], field: string, issues: ErrorDetail[]): void {
+  items.forEach((item, index) => {
+    if (items.indexOf(item) !== index) issues.push({ field: `${field}.${index}`, issue: `${item} is given twice` });
+  });
+}
+
+const matches = (condition: ValueCondition, value: string) => condition.values.includes(value) !== condition.negated;
+
+/**
+ * Deployment id → environment id of the project's deployments, when the query groups or filters by environment
+ * (the rollups hold the deployment: each belongs to one environment). An environment not of the project is 404.
+ */
+async function environmentsOf(
+  ctx: ServiceContext,
+  projectId: string,
+  groupBy: readonly Dimension[],
+  environmentId: string | undefined,
+): Promise<Map<string, string>> {
+  if (environmentId !== undefined) {
+    const environment = await ctx.db
+      .selectFrom("deploymentEnvironments")
+      .select("id")
+      .where("projectId", "=", projectId)
+      .where("id", "=", environmentId)
+      .executeTakeFirst();
+    if (!environment) throw notFound("Deployment environment");
+  } else if (!groupBy.includes("deploymentEnvironmentId")) {
+    return new Map();
+  }
+  const deployments = await ctx.db
+    .selectFrom("deployments")
+    .select(["id", "deploymentEnvironmentId"])
+    .where("projectId", "=", projectId)
+    .execute();
+  return new Map(deployments.map((row) => [row.id, row.deploymentEnvironmentId]));
+}
+
+function valuesOf(sums: Sums, metrics: readonly MetricName[]): Values {
+  const values: Values = {};
+  const wanted = metrics.filter((metric) => metric in PERCENTILES) as (keyof typeof PERCENTILES)[];
+  const read = percentiles(
+    sums.histogram,
+    wanted.map((metric) => PERCENTILES[metric]),
+  );
+  wanted.forEach((metric, index) => {
+    values[metric] = read[index] ?? null;
+  });
+  for (const metric of metrics) {
+    if (metric === "traceCount") values.traceCount = sums.traceCount;
+    if (metric === "spanCount") values.spanCount = sums.spanCount;
+    if (metric === "errorRate") values.errorRate = sums.spanCount === 0 ? null : sums.failedSpans / sums.spanCount;
+    if (metric === "cost") values.cost = sums.cost;
+    if (metric === "inputTokens") values.inputTokens = sums.inputTokens;
+    if (metric === "outputTokens") values.outputTokens = sums.outputTokens;
+  }
+  return values;
+}

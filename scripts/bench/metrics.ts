@@ -1,0 +1,259 @@
+/**
+ * The metrics rows of the benchmark (ADR 0017), measured in process after the load rounds:
+ * (m) POST /logs/metrics over the seeded project — 30 days, hourly buckets, grouped by model, with span count,
+ *     error rate, cost and latency p50/p99 — `QUERIES` sequential requests through `app.request` (routing,
+ *     validation, service and store; no sockets): p50 and p99 latency, against the target p99 < 50 ms;
+ * (r) what the rollups cost ingestion: batches of the bench's trace (5 Model spans, ~14 KB) stored through the
+ *     write batcher exactly as POST /logs/trace stores them (the same row builders), once with the rollup
+ *     deltas and once without, in interleaved rounds of the same run: the ratio of their medians, against the
+ *     target ≤ 10 % more time. Without HTTP, parsing and validation (which the rollups do not change), this is
+ *     the storage share, the upper bound of what an end-to-end write pays.
+ *
+ * Standalone: `tsx scripts/bench/metrics.ts [--stores sqlite,postgres]` seeds BENCH_SPANS spans into fresh
+ * databases first.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { schemas } from "@pharos/contract";
+import {
+  adminContext,
+  createApiKey,
+  createApp,
+  createProjectForWorkspace,
+  createWorkspace,
+  openStore,
+  type Store,
+} from "@pharos/server";
+import type { ErrorDetail } from "../../apps/server/src/errors.ts";
+import {
+  type SpanRow,
+  spanIndexRows,
+  tagRows,
+  toSpanRow,
+  totalsOf,
+  uniqueTags,
+} from "../../apps/server/src/services/logs/log-rows.ts";
+import { type CheckedContent, checkContent } from "../../apps/server/src/services/logs/span-content.ts";
+import { type Inserts, WriteBatcher } from "../../apps/server/src/services/logs/write-batcher.ts";
+import { spanRollupRows, traceRollupRows } from "../../apps/server/src/services/metrics/rollups.ts";
+import { idMaker } from "./ids.ts";
+import { POSTGRES_URL, quick, SEED_SPANS, stores } from "./options.ts";
+import { traceBodyTemplate } from "./payload.ts";
+import { type SeedResult, seedSpans } from "./seed.ts";
+import { analyzePostgres, type Database, postgresDatabase, sqliteDatabase } from "./targets.ts";
+
+const QUERIES = quick ? 50 : 300;
+/** Traces per write batch (the batcher's default most jobs per batch), batches per round, rounds per variant. */
+const TRACES_PER_BATCH = 128;
+const BATCHES_PER_ROUND = quick ? 4 : 16;
+const ROUNDS = quick ? 3 : 7;
+const DAY = 86_400_000;
+
+export interface MetricsResult {
+  store: string;
+  query: { p50: number; p99: number; groups: number; points: number } | { failed: string };
+  rollups: { withMs: number; withoutMs: number; spansPerSecondWith: number; spansPerSecondWithout: number };
+}
+
+const percentile = (sorted: readonly number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] as number;
+const median = (values: readonly number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
+/** (m): the 30-day hourly by-model query over the seeded project, QUERIES times in a row. */
+async function measureQuery(store: Store, projectId: string, seed: SeedResult): Promise<MetricsResult["query"]> {
+  const project = await store.db
+    .selectFrom("projects")
+    .select("workspaceId")
+    .where("id", "=", projectId)
+    .executeTakeFirstOrThrow();
+  const { key } = await createApiKey(adminContext(store), {
+    workspaceId: project.workspaceId,
+    name: "metrics bench",
+    role: "read-only",
+    projectIds: null,
+  });
+  const app = await createApp({ store, rateLimits: { other: 1_000_000 } });
+  const body = JSON.stringify({
+    projectId,
+    from: seed.from,
+    to: seed.from + 30 * DAY,
+    bucket: "hour",
+    metrics: ["spanCount", "errorRate", "cost", "latencyP50", "latencyP99"],
+    groupBy: ["model"],
+  });
+  const ask = () =>
+    app.request("/v2/logs/metrics", {
+      method: "POST",
+      headers: { Authorization: `Bearer ${key}`, "Content-Type": "application/json" },
+      body,
+    });
+  const first = await ask();
+  if (first.status !== 200) return { failed: `${first.status} ${(await first.text()).slice(0, 200)}` };
+  const answer = (await first.json()) as { groups: { series: unknown[] }[] };
+  const times: number[] = [];
+  for (let i = 0; i < QUERIES; i++) {
+    const started = performance.now();
+    const reply = await ask();
+    await reply.arrayBuffer();
+    times.push(performance.now() - started);
+  }
+  times.sort((a, b) => a - b);
+  return {
+    p50: percentile(times, 0.5),
+    p99: percentile(times, 0.99),
+    groups: answer.groups.length,
+    points: answer.groups.reduce((sum, group) => sum + group.series.length, 0),
+  };
+}
+
+/** The rows POST /logs/trace stores for the bench's trace, with or without the rollup deltas. */
+function traceInserts(projectId: string, workspaceId: string, newId: ReturnType<typeof idMaker>, rollups: boolean) {
+  const startedAt = Date.now() - DAY;
+  const { prefix, suffix } = traceBodyTemplate(projectId, startedAt);
+  const body = JSON.parse(`${prefix}${newId("ref", startedAt)}${suffix}`);
+  const issues: ErrorDetail[] = [];
+  const traceId = newId("trace", startedAt);
+  const spans: SpanRow[] = body.spans.map((span: schemas.LogSpanInput, index: number) =>
+    toSpanRow(
+      { id: newId("span", startedAt + index), workspaceId, projectId, traceId, now: startedAt },
+      span,
+      checkContent(span.content, "content", issues) as CheckedContent,
+    ),
+  );
+  const owner = { projectId, ownerKind: "trace" as const, ownerId: traceId, startedAt };
+  const trace = {
+    id: traceId,
+    workspaceId,
+    projectId,
+    name: body.trace.name,
+    status: body.trace.status,
+    startedAt,
+    endedAt: body.trace.endedAt,
+    latency: body.trace.endedAt - startedAt,
+    referenceId: body.trace.referenceId,
+    sessionId: body.trace.sessionId,
+    attributes: JSON.stringify(body.trace.attributes),
+    tags: JSON.stringify(body.trace.tags),
+    spanIds: JSON.stringify(spans.map((span) => span.id)),
+    ...totalsOf(spans),
+    createdAt: startedAt,
+    updatedAt: startedAt,
+  };
+  const index = spans.map((span, at) => spanIndexRows(span, body.spans[at]));
+  const inserts: Inserts = [
+    { table: "logTraces", rows: [trace] },
+    { table: "logSpans", rows: spans },
+    { table: "logAttributes", rows: index.flatMap((rows) => rows.attributes) },
+    { table: "logTags", rows: [...tagRows(owner, uniqueTags(body.trace.tags)), ...index.flatMap((rows) => rows.tags)] },
+  ];
+  if (rollups) {
+    inserts.push({ table: "logSpanRollups", rows: spanRollupRows(spans) });
+    inserts.push({ table: "logTraceRollups", rows: traceRollupRows([trace]) });
+  }
+  return inserts;
+}
+
+/** (r): the time to store BATCHES_PER_ROUND batches, with and without rollups, rounds interleaved; medians. */
+async function measureRollupCost(store: Store): Promise<MetricsResult["rollups"]> {
+  const admin = adminContext(store);
+  const workspace = await createWorkspace(admin, "Rollup cost bench");
+  const project = await createProjectForWorkspace(admin, workspace.id, "Rollup cost bench");
+  const batcher = new WriteBatcher(store);
+  const newId = idMaker();
+  const round = async (rollups: boolean) => {
+    const batches = Array.from({ length: BATCHES_PER_ROUND }, () =>
+      Array.from({ length: TRACES_PER_BATCH }, () => traceInserts(project.id, workspace.id, newId, rollups)),
+    );
+    const started = performance.now();
+    for (const batch of batches) await Promise.all(batch.map((inserts) => batcher.submitInserts(inserts)));
+    return performance.now() - started;
+  };
+  await round(true);
+  await round(false);
+  const withRollups: number[] = [];
+  const without: number[] = [];
+  for (let i = 0; i < ROUNDS; i++) {
+    // Alternate which goes first, so that neither always follows the other's checkpoint or vacuum.
+    if (i % 2 === 0) {
+      withRollups.push(await round(true));
+      without.push(await round(false));
+    } else {
+      without.push(await round(false));
+      withRollups.push(await round(true));
+    }
+  }
+  const spans = BATCHES_PER_ROUND * TRACES_PER_BATCH * 5;
+  const withMs = median(withRollups);
+  const withoutMs = median(without);
+  return {
+    withMs,
+    withoutMs,
+    spansPerSecondWith: (spans / withMs) * 1000,
+    spansPerSecondWithout: (spans / withoutMs) * 1000,
+  };
+}
+
+export async function measureMetrics(
+  store: string,
+  databaseUrl: string,
+  projectId: string | undefined,
+  seed: SeedResult | undefined,
+): Promise<MetricsResult> {
+  const opened = openStore(databaseUrl);
+  try {
+    const query =
+      projectId && seed ? await measureQuery(opened, projectId, seed) : { failed: "no seeded project to query" };
+    return { store, query, rollups: await measureRollupCost(opened) };
+  } finally {
+    await opened.close();
+  }
+}
+
+export function printMetrics(results: readonly MetricsResult[]): void {
+  if (results.length === 0) return;
+  process.stdout.write("\nMetrics (ADR 0017)\n");
+  for (const { store, query, rollups } of results) {
+    const m =
+      "failed" in query
+        ? `failed: ${query.failed}`
+        : `p50 ${query.p50.toFixed(1)} ms, p99 ${query.p99.toFixed(1)} ms (target < 50 ms: ${query.p99 < 50 ? "met" : "MISSED"}); ${query.groups} groups, ${query.points} points`;
+    process.stdout.write(`  ${store.padEnd(8)} (m) POST /logs/metrics 30 d hourly by model: ${m}\n`);
+    const overhead = rollups.withMs / rollups.withoutMs - 1;
+    process.stdout.write(
+      `  ${store.padEnd(8)} (r) rollups' ingestion cost: ${(overhead * 100).toFixed(1)} % more storage time ` +
+        `(${rollups.spansPerSecondWith.toFixed(0)} vs ${rollups.spansPerSecondWithout.toFixed(0)} spans/s; ` +
+        `target ≤ 10 %: ${overhead <= 0.1 ? "met" : "MISSED"})\n`,
+    );
+  }
+}
+
+// Standalone use: fresh databases, seeded, then measured.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  for (const name of stores) {
+    const database: Database =
+      name === "sqlite"
+        ? sqliteDatabase(mkdtempSync(join(tmpdir(), "pharos-metrics-")))
+        : await postgresDatabase(POSTGRES_URL);
+    try {
+      const store = openStore(database.url);
+      await store.migrate();
+      const admin = adminContext(store);
+      const workspace = await createWorkspace(admin, "Metrics bench");
+      const project = await createProjectForWorkspace(admin, workspace.id, "Metrics bench");
+      process.stderr.write(`${name}: seeding ${SEED_SPANS.toLocaleString("en")} spans\n`);
+      const seed = await seedSpans(store, { projectId: project.id, spans: SEED_SPANS });
+      process.stderr.write(`${name}: seeded in ${seed.seconds.toFixed(1)} s\n`);
+      await store.close();
+      if (name === "postgres") await analyzePostgres(database.url);
+      // Each database's rows as soon as they are measured (a long run may be stopped before the next).
+      printMetrics([await measureMetrics(name, database.url, project.id, seed)]);
+    } finally {
+      await database.dispose();
+    }
+  }
+}
