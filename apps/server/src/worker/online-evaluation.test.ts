@@ -168,6 +168,29 @@ describeEachStore("continuous evaluation", (use) => {
     for (const spanId of written.spanIds.slice(1)) expect(await scoresOf(h, spanId)).toHaveLength(0);
   });
 
+  it("filters on the user of a span's trace, on both write paths", async () => {
+    const h = use();
+    const s = await newPromptWithEvaluator(h, {
+      config: SHIPS,
+      online: { filters: [{ column: "userId", operator: "equals", value: "user-pro" }] },
+    });
+    const pro = await ok(h, "POST", "/logs/trace", traceBody(h, { userId: "user-pro" }, [liveSpan(s.promptId)]));
+    const other = await ok(h, "POST", "/logs/trace", traceBody(h, { userId: "user-free" }, [liveSpan(s.promptId)]));
+    const added = await ok(h, "POST", "/logs/span", {
+      projectId: h.projectId,
+      span: { traceId: pro.traceId, ...liveSpan(s.promptId) },
+    });
+    await ok(h, "POST", "/logs/span", {
+      projectId: h.projectId,
+      span: { traceId: other.traceId, ...liveSpan(s.promptId) },
+    });
+    const counted = await waitForStats(h, s, (counts) => counts.pending === 0);
+    expect(counted).toMatchObject({ queued: 2, graded: 2 });
+    expect(await scoresOf(h, pro.spanIds[0])).toHaveLength(1);
+    expect(await scoresOf(h, added.spanId)).toHaveLength(1);
+    expect(await scoresOf(h, other.spanIds[0])).toHaveLength(0);
+  });
+
   it("records why a span could not be graded: a variable it did not record, a judge provider failing", async () => {
     const h = use();
     reset();

@@ -22,8 +22,11 @@ async function findTrace(
   projectId: string,
   span: schemas.CreateLogSpanInput,
   issues: ErrorDetail[],
-): Promise<string | undefined> {
-  let select = ctx.db.selectFrom("logTraces").select(["id", "referenceId"]).where("projectId", "=", projectId);
+): Promise<{ id: string; userId: string | null } | undefined> {
+  let select = ctx.db
+    .selectFrom("logTraces")
+    .select(["id", "referenceId", "userId"])
+    .where("projectId", "=", projectId);
   select =
     span.traceId !== undefined
       ? select.where("id", "=", span.traceId)
@@ -34,7 +37,7 @@ async function findTrace(
       issues.push({ field: "span.traceReferenceId", issue: "must be the referenceId of the trace traceId names" });
     }
   }
-  return trace?.id;
+  return trace && { id: trace.id, userId: trace.userId };
 }
 
 /**
@@ -59,8 +62,9 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
   const target = await resolveWriteTarget(ctx, requestedProjectId, [
     { field: "span", promptId: span.promptId, deploymentId: span.deploymentId },
   ]);
-  const traceId =
+  const trace =
     target.projectId !== undefined && named ? await findTrace(ctx, target.projectId, span, issues) : undefined;
+  const traceId = trace?.id;
   failIfInvalid([...issues, ...target.issues]);
   // 3. Content over 1 MB.
   if (content?.tooLarge) throw contentTooLarge("span.content");
@@ -81,7 +85,7 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
     content,
   );
   const index = spanIndexRows(row, span);
-  const queued = await onlineEvaluationRows(ctx, [{ row, input: span }]);
+  const queued = await onlineEvaluationRows(ctx, [{ row, input: span, traceUserId: trace?.userId ?? null }]);
 
   try {
     await ctx.logWrites.submit(

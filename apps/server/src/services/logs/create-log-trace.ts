@@ -152,7 +152,11 @@ export async function createLogTrace(
   ];
   const queued = await onlineEvaluationRows(
     ctx,
-    spanRows.map((row, index) => ({ row, input: spans[index] as schemas.LogSpanInput })),
+    spanRows.map((row, index) => ({
+      row,
+      input: spans[index] as schemas.LogSpanInput,
+      traceUserId: traceRow.userId,
+    })),
   );
   if (queued.length > 0) inserts.push({ table: "onlineEvaluations", rows: queued });
   try {

@@ -9,8 +9,7 @@ import type { schemas } from "@pharos/contract";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
 import { fromJson } from "../json.ts";
-import type { SpanInput, SpanRow } from "../logs/log-rows.ts";
-import { matchesAll } from "./span-filters.ts";
+import { type FilterableSpan, matchesAll } from "./span-filters.ts";
 
 export type OnlineEvaluationRow = Omit<Database["onlineEvaluations"], "judgeCalls">;
 
@@ -57,7 +56,7 @@ export function onlineEvaluatorsOf(ctx: ServiceContext, promptId: string): Promi
 /** The queue rows of `spans` (rows as they will be stored, with their input): none for spans not asking. */
 export async function onlineEvaluationRows(
   ctx: ServiceContext,
-  spans: readonly { row: SpanRow; input: SpanInput }[],
+  spans: readonly FilterableSpan[],
 ): Promise<OnlineEvaluationRow[]> {
   const rows: OnlineEvaluationRow[] = [];
   for (const span of spans) {

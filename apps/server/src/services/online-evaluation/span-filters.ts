@@ -10,18 +10,22 @@ import { type SpanInput, type SpanRow, uniqueTags } from "../logs/log-rows.ts";
 
 type AttributeValue = string | number | boolean;
 
-/** What a filter can look at: the span's stored row, and its tags and attributes as written. */
+/** What a filter can look at: the span's stored row, its tags and attributes as written, its trace's user. */
 export interface FilterableSpan {
   row: SpanRow;
   input: SpanInput;
+  traceUserId: string | null;
 }
 
 export function matchesAll(span: FilterableSpan, filters: readonly schemas.LogFilter[]): boolean {
   return filters.every((filter) => matches(span, filter));
 }
 
-function matches({ row, input }: FilterableSpan, filter: schemas.LogFilter): boolean {
+function matches({ row, input, traceUserId }: FilterableSpan, filter: schemas.LogFilter): boolean {
   switch (filter.column) {
+    case "userId":
+      // A span's user is its trace's (as in span search).
+      return textMatches(traceUserId, filter);
     case "name":
     case "sessionId":
     case "referenceId":
