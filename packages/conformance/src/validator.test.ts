@@ -10,6 +10,8 @@ const PROJECT = {
   id: "project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8",
   title: "Support assistant",
   icon: { type: "emoji", value: "🛟" },
+  maskingRules: [],
+  retentionDays: null,
   createdAt: 1732190400000,
   updatedAt: 1732190400000,
 };

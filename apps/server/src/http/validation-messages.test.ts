@@ -265,6 +265,16 @@ const CASES: Record<string, UnionCase> = {
     badIssue: "Invalid input: expected number",
     unknown: { column: "attributes", operator: "between", key: "user.age", value: [18, 65] },
   },
+  ScoreRule: {
+    property: "type",
+    at: "rule",
+    send: (h, rule) =>
+      h.request("POST", `/projects/${h.projectId}/score-configs`, { body: { name: "helpfulness", rule } }),
+    bad: { type: "categorical" },
+    badField: "categories",
+    badIssue: "Invalid input: expected array",
+    unknown: { type: "ordinal", levels: 5 },
+  },
 };
 
 const unions = unionsOfSpec();

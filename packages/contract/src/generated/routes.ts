@@ -901,11 +901,10 @@ export const CreateApiKeyRequestSchema = z
       .array(EntityIdSchema)
       .min(1)
       .max(100)
-      .refine((items) => new Set(items).size === items.length)
       .exactOptional()
       .openapi({
         description:
-          'Restrict the key to these projects of the workspace (each must exist, else 404); omitted for every project.',
+          'Restrict the key to these projects of the workspace (each must exist, else 404; a repeated id counts once); omitted for every project.',
       }),
     expiresAt: TimestampSchema.exactOptional().openapi({
       description:
@@ -5194,9 +5193,10 @@ export const CreateDatasetRowsFromSpansRequestSchema = z
       .array(EntityIdSchema)
       .min(1)
       .max(100)
-      .refine((items) => new Set(items).size === items.length)
       .exactOptional()
-      .openapi({ description: 'The spans, by id; one row each, in this order.' }),
+      .openapi({
+        description: 'The spans, by id; one row each, in this order (an id given twice is a 400).',
+      }),
     search: SearchLogSpansRequestSchema.exactOptional().openapi({
       description:
         "A span search of the dataset's project (its `limit` and `cursor` are not used; see `maxRows`).",

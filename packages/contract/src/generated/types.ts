@@ -1843,7 +1843,7 @@ export type components = {
             /** @description A label for people (which service or person holds the key). */
             name: string;
             role: components["schemas"]["ApiKeyRole"];
-            /** @description Restrict the key to these projects of the workspace (each must exist, else 404); omitted for every project. */
+            /** @description Restrict the key to these projects of the workspace (each must exist, else 404; a repeated id counts once); omitted for every project. */
             projectIds?: components["schemas"]["EntityId"][];
             /** @description When the key stops being accepted (401 from then on); must be in the future. Omitted for never. */
             expiresAt?: components["schemas"]["Timestamp"];
@@ -5546,7 +5546,7 @@ export type components = {
          *     }
          */
         CreateDatasetRowsFromSpansRequest: {
-            /** @description The spans, by id; one row each, in this order. */
+            /** @description The spans, by id; one row each, in this order (an id given twice is a 400). */
             spanIds?: components["schemas"]["EntityId"][];
             /** @description A span search of the dataset's project (its `limit` and `cursor` are not used; see `maxRows`). */
             search?: components["schemas"]["SearchLogSpansRequest"];

@@ -54,6 +54,14 @@ describeEachStore("API keys", (use) => {
     expect((await revoke(h, shown.id)).status).toBe(204);
   });
 
+  it("counts a project named twice once", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const created = await create(h, { name: "Twice", role: "read-only", projectIds: [projectId, projectId] });
+    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.body.projectIds).toEqual([projectId]);
+  });
+
   it("answers admin keys only: 403 for read-only, ingest-only and project-restricted full keys", async () => {
     const h = use();
     for (const key of [
