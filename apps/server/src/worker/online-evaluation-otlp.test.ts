@@ -19,11 +19,11 @@ async function ok(h: Harness, method: string, path: string, body?: unknown) {
 }
 
 /** A prompt of the harness's project with one text-matcher evaluator passing outputs that contain `{{word}}`. */
-async function newPromptWithEvaluator(h: Harness, online?: Record<string, unknown>) {
-  const prompt = await ok(h, "POST", "/prompts", { projectId: h.projectId, title: "Support" });
-  const dataset = await ok(h, "POST", "/datasets", { projectId: h.projectId, title: "Questions" });
+async function newPromptWithEvaluator(h: Harness, online?: Record<string, unknown>, projectId = h.projectId) {
+  const prompt = await ok(h, "POST", "/prompts", { projectId, title: "Support" });
+  const dataset = await ok(h, "POST", "/datasets", { projectId, title: "Questions" });
   const created = await ok(h, "POST", `/prompts/${prompt.id}/evaluators`, {
-    projectId: h.projectId,
+    projectId,
     datasetId: dataset.id,
     title: "Ships",
     config: { type: "text-matcher", operator: "contains-any", value: ["{{word}}"] },
@@ -54,18 +54,18 @@ function chatSpan(traceId: string, attributes: Record<string, unknown>, span: Pa
   };
 }
 
-async function exportSpans(h: Harness, spans: JsonSpan[], resource?: Record<string, unknown>) {
-  const reply = await sendOtlp(h, { body: JSON.stringify(jsonRequest(spans, resource)) });
+async function exportSpans(h: Harness, spans: JsonSpan[], projectId = h.projectId) {
+  const reply = await sendOtlp(h, { body: JSON.stringify(jsonRequest(spans)), projectId });
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   expect(reply.body).toEqual({});
 }
 
 /** The stored span with OTel span id `referenceId`, and its queue rows. */
-async function storedSpan(h: Harness, referenceId: string) {
+async function storedSpan(h: Harness, referenceId: string, projectId = h.projectId) {
   const span = await h.store.db
     .selectFrom("logSpans")
     .selectAll()
-    .where("projectId", "=", h.projectId)
+    .where("projectId", "=", projectId)
     .where("referenceId", "=", referenceId)
     .executeTakeFirstOrThrow();
   const queued = await h.store.db.selectFrom("onlineEvaluations").selectAll().where("spanId", "=", span.id).execute();
@@ -222,5 +222,34 @@ describeEachStore("continuous evaluation of OTLP spans", (use) => {
     const kept = await storedSpan(h, mismatched.spanId);
     expect(kept).toMatchObject({ deploymentId: null, promptId: other.promptId });
     expect(kept.attributes["pharos.deployment.id"]).toBe(deploymentId);
+  });
+
+  it("queues the spans of a project with masking rules, its variables masked, with the trace's user kept", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    await ok(h, "PATCH", `/projects/${projectId}`, { maskingRules: [{ detector: "email" }] });
+    const s = await newPromptWithEvaluator(
+      h,
+      { filters: [{ column: "userId", operator: "equals", value: "u-1" }] },
+      projectId,
+    );
+    const span = chatSpan(hexId(16), {
+      "user.id": "u-1",
+      "pharos.prompt.id": s.promptId,
+      "pharos.run_evaluation": true,
+      "pharos.variables.word": "ships",
+      "pharos.variables.contact": "ada@example.com",
+    });
+    await exportSpans(h, [span], projectId);
+    const stored = await storedSpan(h, span.spanId, projectId);
+    expect(stored.parsedContent.variables.contact).toEqual({ modality: "text", value: "[EMAIL]" });
+    const trace = await h.store.db
+      .selectFrom("logTraces")
+      .select("userId")
+      .where("id", "=", stored.traceId)
+      .executeTakeFirst();
+    expect(trace?.userId).toBe("u-1");
+    expect(stored.queued).toHaveLength(1);
+    await waitForStats(h, s, (counts) => counts.graded === 1 && counts.passed === 1);
   });
 });

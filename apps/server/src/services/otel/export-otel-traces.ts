@@ -103,16 +103,11 @@ export async function exportOtelTraces(
         const mapped = mapSpan(span, resourceSpans.resource, scopeSpans.scope);
         // Masked before any row is built from it: nothing unmasked reaches the database.
         const masker = maskers.get(projectId);
+        // Ids (the user, the prompt and deployment named) are kept, as masking keeps ids.
         const stored = masker
-          ? { input: maskSpanInput(masker, mapped.input), content: maskContent(masker, mapped.content) }
+          ? { ...mapped, input: maskSpanInput(masker, mapped.input), content: maskContent(masker, mapped.content) }
           : mapped;
-        const { promptReference, deploymentReference } = mapped;
-        group.spans.push({
-          ...stored,
-          ...(promptReference !== undefined && { promptReference }),
-          ...(deploymentReference !== undefined && { deploymentReference }),
-          id: ctx.newId("span"),
-        });
+        group.spans.push({ ...stored, id: ctx.newId("span") });
         groups.set(key, group);
       });
     });
