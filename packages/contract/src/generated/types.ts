@@ -1426,6 +1426,20 @@ export type paths = {
          *     1 MB is stored truncated: its input and output become `{"truncated": true, "bytes": …, "preview": …}`
          *     (a Model span keeps its `tokenUsage`) and the span gets the attribute `pharos.content.truncated = true`.
          *
+         *     **Prompts and online evaluation.** Four span attributes link a span to a prompt of the project and queue it
+         *     for continuous evaluation exactly as a span written with `POST /logs/trace`: `pharos.prompt.id` sets
+         *     `promptId`, `pharos.deployment.id` sets `deploymentId`, `pharos.run_evaluation` (boolean `true`, or the text
+         *     `true`) sets `runEvaluation`, and `pharos.variables` (JSON text of an object) and `pharos.variables.<name>`
+         *     set a `Model` span's content `variables` (a text value is a `text` variable; an object value
+         *     `{"modality","value"}` is kept as it is; any other value becomes its JSON text; `pharos.variables.<name>`
+         *     wins over the same name in `pharos.variables`; at most 100 names of 1 to 128 characters, other names are
+         *     ignored). A span is never rejected for these attributes: a prompt id that is not a prompt of the project is
+         *     not set as `promptId` (the span is stored, and not queued), a deployment id is set only when it is a
+         *     deployment of the project and of the span's `promptId` (when it has one), and a `pharos.variables` that is
+         *     not JSON text of an object is ignored. The id and flag attributes also stay in `attributes`, verbatim; the
+         *     variable attributes become the content's `variables` on `Model` spans (and stay in `attributes` on other
+         *     content types, which have no variables).
+         *
          *     **Content type** is chosen by the first convention that matches, in this order:
          *
          *     | Convention | Recognised by | Content type |

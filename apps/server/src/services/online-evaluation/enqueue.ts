@@ -53,16 +53,41 @@ export function onlineEvaluatorsOf(ctx: ServiceContext, promptId: string): Promi
   });
 }
 
-/** The queue rows of `spans` (rows as they will be stored, with their input): none for spans not asking. */
+/** Whether a span row asks to be evaluated: `runEvaluation` and a prompt. */
+const asksForEvaluation = (row: FilterableSpan["row"]) => row.runEvaluation === 1 && row.promptId !== null;
+
+/**
+ * The online evaluators of the prompts that `spans` ask evaluation of, read before a write's transaction: a
+ * write whose spans are only known inside its transaction (OTLP attaches spans to a locked trace) passes them
+ * to `onlineEvaluationRows` there, which then reads nothing.
+ */
+export async function onlineEvaluatorsFor(
+  ctx: ServiceContext,
+  spans: readonly { promptId?: string | null | undefined; runEvaluation?: boolean | undefined }[],
+): Promise<Map<string, OnlineEvaluator[]>> {
+  const evaluators = new Map<string, OnlineEvaluator[]>();
+  for (const span of spans) {
+    if (!span.runEvaluation || !span.promptId || evaluators.has(span.promptId)) continue;
+    evaluators.set(span.promptId, await onlineEvaluatorsOf(ctx, span.promptId));
+  }
+  return evaluators;
+}
+
+/**
+ * The queue rows of `spans` (rows as they will be stored, with their input): none for spans not asking.
+ * `evaluators`, when given, holds the evaluators of every prompt the asking spans name (onlineEvaluatorsFor).
+ */
 export async function onlineEvaluationRows(
   ctx: ServiceContext,
   spans: readonly FilterableSpan[],
+  evaluators?: ReadonlyMap<string, OnlineEvaluator[]>,
 ): Promise<OnlineEvaluationRow[]> {
   const rows: OnlineEvaluationRow[] = [];
   for (const span of spans) {
     const { row } = span;
-    if (row.runEvaluation !== 1 || row.promptId === null) continue;
-    for (const evaluator of await onlineEvaluatorsOf(ctx, row.promptId)) {
+    if (!asksForEvaluation(row) || row.promptId === null) continue;
+    const ofPrompt = evaluators ? (evaluators.get(row.promptId) ?? []) : await onlineEvaluatorsOf(ctx, row.promptId);
+    for (const evaluator of ofPrompt) {
       if (!inSample(row.id, evaluator.id, evaluator.sampleRate) || !matchesAll(span, evaluator.filters)) continue;
       rows.push({
         spanId: row.id,

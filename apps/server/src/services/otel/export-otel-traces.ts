@@ -30,6 +30,7 @@ import { resolveWriteTarget } from "../logs/write-checks.ts";
 import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
 import type { Masker } from "../masking/masking-rules.ts";
 import { addToSpanRollups, addToTraceRollups, spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
+import { type OnlineEvaluator, onlineEvaluationRows, onlineEvaluatorsFor } from "../online-evaluation/enqueue.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
 
 export interface ExportOtelTracesInput {
@@ -102,8 +103,9 @@ export async function exportOtelTraces(
         const mapped = mapSpan(span, resourceSpans.resource, scopeSpans.scope);
         // Masked before any row is built from it: nothing unmasked reaches the database.
         const masker = maskers.get(projectId);
+        // Ids (the user, the prompt and deployment named) are kept, as masking keeps ids.
         const stored = masker
-          ? { input: maskSpanInput(masker, mapped.input), content: maskContent(masker, mapped.content) }
+          ? { ...mapped, input: maskSpanInput(masker, mapped.input), content: maskContent(masker, mapped.content) }
           : mapped;
         group.spans.push({ ...stored, id: ctx.newId("span") });
         groups.set(key, group);
@@ -111,20 +113,37 @@ export async function exportOtelTraces(
     });
   });
 
-  // 4. One job of the write batch stores every trace of the request: rows only when every trace is new (the
+  // 4. The prompts and deployments the spans name, when they are of the project; the evaluators of those prompts
+  // (read now: inside the write's transaction, the spans are queued for evaluation without a read).
+  await linkPrompts(ctx, groups);
+  const evaluators = await onlineEvaluatorsFor(
+    ctx,
+    [...groups.values()].flatMap((group) => group.spans.map((span) => span.input)),
+  );
+
+  // 5. One job of the write batch stores every trace of the request: rows only when every trace is new (the
   // batch merges them with other new traces' rows, as for POST /logs/trace), else work that attaches spans.
+  // Either way the spans asking for evaluation are queued in the same transaction, as native writes do.
   let overCapacity = 0;
+  let queued = 0;
   if (groups.size > 0) {
     const work = async (db: Kysely<Database>) => {
       let refused = 0;
-      for (const group of groups.values()) refused += await storeTrace(ctx, db, group);
+      queued = 0;
+      for (const group of groups.values()) {
+        const stored = await storeTrace(ctx, db, group, evaluators);
+        refused += stored.refused;
+        queued += stored.queued;
+      }
       return refused;
     };
     const bytes = approximateBytes([...groups.values()]);
     try {
-      const inserts = (await allNew(ctx, groups)) ? newTracesInserts(ctx, groups) : undefined;
-      if (inserts) await ctx.logWrites.submitInserts(inserts);
-      else overCapacity = await ctx.logWrites.submit(work, bytes);
+      const inserts = (await allNew(ctx, groups)) ? await newTracesInserts(ctx, groups, evaluators) : undefined;
+      if (inserts) {
+        await ctx.logWrites.submitInserts(inserts);
+        queued = inserts.find((insert) => insert.table === "onlineEvaluations")?.rows.length ?? 0;
+      } else overCapacity = await ctx.logWrites.submit(work, bytes);
     } catch (error) {
       // A trace was created meanwhile (by a request of this batch, or another replica: its referenceId is unique
       // in the project): once, again, as work; the trace now exists and the spans attach to it.
@@ -132,6 +151,7 @@ export async function exportOtelTraces(
       overCapacity = await ctx.logWrites.submit(work, bytes);
     }
   }
+  if (queued > 0) ctx.wakeWorkers();
   if (overCapacity > 0) {
     rejectedSpans += overCapacity;
     reasons.push(`${overCapacity} spans beyond the ${MAX_SPANS_PER_TRACE.toLocaleString("en")} a trace may hold`);
@@ -140,6 +160,65 @@ export async function exportOtelTraces(
     rejectedSpans,
     errorMessage: rejectedSpans === 0 ? "" : `${rejectedSpans} spans rejected: ${reasons.join("; ")}`.slice(0, 4096),
   };
+}
+
+/**
+ * Sets each span's `promptId` and `deploymentId` from its `pharos.prompt.id` / `pharos.deployment.id` when they
+ * name a prompt / deployment of the span's project (a deployment: of the span's prompt, when it names one), as
+ * a native write requires; otherwise they stay attributes only. Never a rejection: an exporter cannot act on one.
+ */
+async function linkPrompts(ctx: ServiceContext, groups: Map<string, TraceGroup>): Promise<void> {
+  const byProject = new Map<string, { prompts: Set<string>; deployments: Set<string> }>();
+  for (const group of groups.values()) {
+    const named = byProject.get(group.projectId) ?? { prompts: new Set<string>(), deployments: new Set<string>() };
+    for (const span of group.spans) {
+      if (span.promptReference !== undefined) named.prompts.add(span.promptReference);
+      if (span.deploymentReference !== undefined) named.deployments.add(span.deploymentReference);
+    }
+    byProject.set(group.projectId, named);
+  }
+  const found = new Map<string, { prompts: Set<string>; deployments: Map<string, string> }>();
+  for (const [projectId, named] of byProject) {
+    const prompts = new Set<string>();
+    const deployments = new Map<string, string>();
+    const promptIds = [...named.prompts];
+    for (let at = 0; at < promptIds.length; at += 500) {
+      const rows = await ctx.db
+        .selectFrom("prompts")
+        .select("id")
+        .where("projectId", "=", projectId)
+        .where("id", "in", promptIds.slice(at, at + 500))
+        .execute();
+      for (const row of rows) prompts.add(row.id);
+    }
+    const deploymentIds = [...named.deployments];
+    for (let at = 0; at < deploymentIds.length; at += 500) {
+      const rows = await ctx.db
+        .selectFrom("deployments")
+        .select(["id", "promptId"])
+        .where("projectId", "=", projectId)
+        .where("id", "in", deploymentIds.slice(at, at + 500))
+        .execute();
+      for (const row of rows) deployments.set(row.id, row.promptId);
+    }
+    found.set(projectId, { prompts, deployments });
+  }
+  for (const group of groups.values()) {
+    const known = found.get(group.projectId);
+    if (!known) continue;
+    for (const span of group.spans) {
+      const promptId =
+        span.promptReference !== undefined && known.prompts.has(span.promptReference)
+          ? span.promptReference
+          : undefined;
+      if (promptId !== undefined) span.input.promptId = promptId;
+      const deployed =
+        span.deploymentReference === undefined ? undefined : known.deployments.get(span.deploymentReference);
+      if (deployed !== undefined && (span.promptReference === undefined || deployed === promptId)) {
+        span.input.deploymentId = span.deploymentReference;
+      }
+    }
+  }
 }
 
 /** Whether none of the request's traces is stored yet (read outside the batch: a guess the insert confirms). */
@@ -203,13 +282,21 @@ function newTraceRow(ctx: ServiceContext, group: TraceGroup, spans: readonly Map
   };
 }
 
-/** The rows of traces that are all new: each trace with its spans (a span id sent twice stored once). */
-function newTracesInserts(ctx: ServiceContext, groups: Map<string, TraceGroup>): Inserts {
+/**
+ * The rows of traces that are all new: each trace with its spans (a span id sent twice stored once), and the
+ * queue rows of the spans asking for evaluation.
+ */
+async function newTracesInserts(
+  ctx: ServiceContext,
+  groups: Map<string, TraceGroup>,
+  evaluators: ReadonlyMap<string, OnlineEvaluator[]>,
+): Promise<Inserts> {
   const now = ctx.now();
   const traces: TraceRow[] = [];
   const spans: SpanRow[] = [];
   const attributes: AttributeRow[] = [];
   const tags: TagRow[] = [];
+  const queued: Awaited<ReturnType<typeof onlineEvaluationRows>> = [];
   for (const group of groups.values()) {
     const seen = new Set<string>();
     const unique = group.spans.filter((span) => {
@@ -228,6 +315,12 @@ function newTracesInserts(ctx: ServiceContext, groups: Map<string, TraceGroup>):
       attributes.push(...indexRows.attributes);
       tags.push(...indexRows.tags);
     }
+    const filterable = unique.map((span, index) => ({
+      row: rows[index] as SpanRow,
+      input: span.input,
+      traceUserId: trace.userId,
+    }));
+    queued.push(...(await onlineEvaluationRows(ctx, filterable, evaluators)));
   }
   return [
     { table: "logTraces", rows: traces },
@@ -236,11 +329,20 @@ function newTracesInserts(ctx: ServiceContext, groups: Map<string, TraceGroup>):
     { table: "logTags", rows: tags },
     { table: "logSpanRollups", rows: spanRollupRows(spans) },
     { table: "logTraceRollups", rows: traceRollupRows(traces) },
+    ...(queued.length > 0 ? [{ table: "onlineEvaluations" as const, rows: queued }] : []),
   ];
 }
 
-/** Stores one trace's spans (creating the trace when it is new); answers how many did not fit the trace. */
-async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: TraceGroup): Promise<number> {
+/**
+ * Stores one trace's spans (creating the trace when it is new) and queues those asking for evaluation; answers
+ * how many did not fit the trace and how many queue rows were written.
+ */
+async function storeTrace(
+  ctx: ServiceContext,
+  db: Kysely<Database>,
+  group: TraceGroup,
+  evaluators: ReadonlyMap<string, OnlineEvaluator[]>,
+): Promise<{ refused: number; queued: number }> {
   const now = ctx.now();
   const { projectId, traceReference } = group;
   const selectTrace = () =>
@@ -296,7 +398,7 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
   const spanIds = fromJson<string[]>(trace.spanIds);
   const room = Math.max(0, MAX_SPANS_PER_TRACE - spanIds.length);
   const accepted = fresh.slice(0, room);
-  if (accepted.length === 0) return fresh.length - accepted.length;
+  if (accepted.length === 0) return { refused: fresh.length - accepted.length, queued: 0 };
 
   const owner = { workspaceId: ctx.principal.workspaceId, projectId, traceId: trace.id, now };
   const spanRows: SpanRow[] = accepted.map((span) => toSpanRow({ ...owner, id: span.id }, span.input, span.content));
@@ -325,6 +427,14 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
   }
   // A trace that has no session or user yet takes them from the spans that name one.
   const named = sessionAndUser(accepted);
+  // Queued with the user the trace has once this write commits (evaluator filters on userId read it).
+  const traceUserId = trace.userId ?? named.userId;
+  const queued = await onlineEvaluationRows(
+    ctx,
+    accepted.map((span, index) => ({ row: spanRows[index] as SpanRow, input: span.input, traceUserId })),
+    evaluators,
+  );
+  if (queued.length > 0) await ctx.store.insertRows(db, "onlineEvaluations", queued);
   if (name !== trace.name || startedAt !== trace.startedAt) {
     // The trace is counted under its name in the bucket of its start: move its count.
     await addToTraceRollups(
@@ -341,7 +451,7 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
       name,
       status,
       sessionId: trace.sessionId ?? named.sessionId,
-      userId: trace.userId ?? named.userId,
+      userId: traceUserId,
       startedAt,
       endedAt,
       latency: (endedAt as number) - startedAt,
@@ -351,5 +461,5 @@ async function storeTrace(ctx: ServiceContext, db: Kysely<Database>, group: Trac
     })
     .where("id", "=", trace.id)
     .execute();
-  return fresh.length - accepted.length;
+  return { refused: fresh.length - accepted.length, queued: queued.length };
 }

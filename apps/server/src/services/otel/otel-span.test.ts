@@ -109,3 +109,50 @@ describe("mapSpan's content check", () => {
     expect(JSON.parse(JSON.parse(content.json).input).otel.attributes).toBeDefined();
   });
 });
+
+describe("mapSpan's Pharos attributes", () => {
+  it("maps pharos.variables and pharos.variables.<name> to a Model span's variables, checkContent's", () => {
+    const span = modelSpan([
+      ["pharos.prompt.id", "prompt_1"],
+      ["pharos.deployment.id", "deployment_1"],
+      ["pharos.run_evaluation", "TRUE"],
+      [
+        "pharos.variables",
+        JSON.stringify({ question: "hi", photo: { modality: "image", value: "https://x/y.png" }, count: 3 }),
+      ],
+      ["pharos.variables.question", "hello"],
+      ["pharos.variables.list", ["a", "b"]],
+      [`pharos.variables.${"n".repeat(129)}`, "too long a name"],
+    ]);
+    const content = expectSameCheck(span);
+    expect(JSON.parse(content.json).variables).toEqual({
+      question: { modality: "text", value: "hello" },
+      photo: { modality: "image", value: "https://x/y.png" },
+      count: { modality: "text", value: "3" },
+      list: { modality: "text", value: '["a","b"]' },
+    });
+    const mapped = mapSpan(span, new Map(), { name: "scope", version: "1" });
+    expect(mapped).toMatchObject({ promptReference: "prompt_1", deploymentReference: "deployment_1" });
+    expect(mapped.input.runEvaluation).toBe(true);
+    expect(mapped.input.promptId).toBeUndefined();
+    expect(Object.keys(mapped.input.attributes ?? {}).filter((key) => key.startsWith("pharos."))).toEqual([
+      "pharos.prompt.id",
+      "pharos.deployment.id",
+      "pharos.run_evaluation",
+    ]);
+  });
+
+  it("keeps pharos.variables that is not a JSON object as an attribute; no flag, no runEvaluation", () => {
+    const mapped = mapSpan(modelSpan([["pharos.variables", "not json"]]), new Map(), { name: "s", version: "" });
+    expect(JSON.parse(mapped.content.json).variables).toBeUndefined();
+    expect(mapped.input.attributes?.["pharos.variables"]).toBe("not json");
+    expect(mapped.input.runEvaluation).toBeUndefined();
+  });
+
+  it("leaves the variable attributes of a span that is not a Model span among its attributes", () => {
+    const span = { ...modelSpan([]), attributes: new Map<string, OtlpValue>([["pharos.variables.word", "ships"]]) };
+    const mapped = mapSpan(span, new Map(), { name: "s", version: "" });
+    expect(mapped.content.type).toBe("Other");
+    expect(mapped.input.attributes?.["pharos.variables.word"]).toBe("ships");
+  });
+});

@@ -23,6 +23,8 @@ const MAX_EVENT_LENGTH = 16_384;
  * (JSON text inside JSON), both previews stay far under 1 MB.
  */
 const PREVIEW_CHARACTERS = 8 * 1024;
+/** The most JSON text of a Model span's `variables` a truncated content keeps (the rest of it is previews). */
+const MAX_KEPT_VARIABLES = 512 * 1024;
 /** The Timestamp range of the spec (Unix ms). */
 export const MIN_TIME = 1_672_511_400_000;
 export const MAX_TIME = 33_229_420_200_000;
@@ -93,6 +95,74 @@ export interface MappedSpan {
   content: CheckedContent;
   /** The end user the span names (`user.id`, else `enduser.id`): its trace's `userId`. */
   userId?: string;
+  /**
+   * The prompt and deployment the span names (`pharos.prompt.id`, `pharos.deployment.id`): its `promptId` and
+   * `deploymentId` once the write has found them in the project (export-otel-traces.ts), else only attributes.
+   */
+  promptReference?: string;
+  deploymentReference?: string;
+}
+
+/** SpanContentModel's bounds on `variables`: 100 names of 1 to 128 characters. */
+const MAX_VARIABLES = 100;
+const MAX_VARIABLE_NAME = 128;
+const VARIABLES_KEY = "pharos.variables";
+const VARIABLE_PREFIX = "pharos.variables.";
+const MODALITIES = new Set(["text", "image", "pdf"]);
+
+type SpanVariable = { modality: string; value: string };
+
+/** One variable of `pharos.variables` / `pharos.variables.<name>`: text as a text variable, `{modality, value}` kept. */
+function variableOf(value: unknown): SpanVariable {
+  if (typeof value === "string") return { modality: "text", value: clean(value) };
+  if (value !== null && typeof value === "object" && !Array.isArray(value)) {
+    const { modality, value: text, ...rest } = value as Record<string, unknown>;
+    if (typeof modality === "string" && MODALITIES.has(modality) && typeof text === "string") {
+      if (Object.keys(rest).length === 0) return { modality, value: clean(text) };
+    }
+  }
+  return { modality: "text", value: clean(JSON.stringify(value ?? null)) };
+}
+
+/**
+ * A Model span's `variables`, from `pharos.variables` (JSON text of an object) and `pharos.variables.<name>`
+ * (which win over the same name), marking the attributes read as used; undefined when the span names none.
+ */
+function variablesOf(reader: AttributeReader, attributes: OtlpMap): Record<string, SpanVariable> | undefined {
+  const variables = new Map<string, SpanVariable>();
+  const whole = reader.peek(VARIABLES_KEY);
+  if (typeof whole === "string") {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(whole);
+    } catch {
+      parsed = undefined;
+    }
+    if (parsed !== null && typeof parsed === "object" && !Array.isArray(parsed)) {
+      reader.take(VARIABLES_KEY);
+      for (const [name, value] of Object.entries(parsed)) variables.set(name, variableOf(value));
+    }
+  }
+  for (const [key, value] of attributes) {
+    if (!key.startsWith(VARIABLE_PREFIX)) continue;
+    reader.take(key);
+    variables.set(key.slice(VARIABLE_PREFIX.length), variableOf(typeof value === "string" ? value : plain(value)));
+  }
+  const kept: Record<string, SpanVariable> = {};
+  let count = 0;
+  for (const [rawName, variable] of variables) {
+    const name = clean(rawName);
+    if (name.length < 1 || name.length > MAX_VARIABLE_NAME || count >= MAX_VARIABLES) continue;
+    Object.defineProperty(kept, name, { value: variable, enumerable: true, writable: true, configurable: true });
+    count += 1;
+  }
+  return count === 0 && variables.size === 0 ? undefined : kept;
+}
+
+/** `pharos.run_evaluation`: boolean true, or the text `true` (attributes set from the environment are text). */
+function runEvaluationOf(reader: AttributeReader): boolean {
+  const value = reader.peek("pharos.run_evaluation");
+  return value === true || (typeof value === "string" && value.trim().toLowerCase() === "true");
 }
 
 /**
@@ -125,6 +195,9 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
   const { type } = classify(reader);
   const sessionId = idAttribute(reader, "session.id");
   const userId = idAttribute(reader, "user.id", "enduser.id");
+  const promptReference = idAttribute(reader, "pharos.prompt.id");
+  const deploymentReference = idAttribute(reader, "pharos.deployment.id");
+  const runEvaluation = runEvaluationOf(reader);
   let content: Record<string, unknown>;
   // What the content's output parses to, as far as the check reads it (a Model's tokenUsage, through JSON as the
   // parse would give it): the output just built is not parsed again.
@@ -139,6 +212,7 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
       (price && usage
         ? (usage.promptTokens * price.inputPerMillion + usage.completionTokens * price.outputPerMillion) / 1_000_000
         : undefined);
+    const variables = variablesOf(reader, span.attributes);
     content = {
       type,
       provider: fields.provider,
@@ -146,6 +220,7 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
       input: JSON.stringify(fields.input),
       output: JSON.stringify(fields.output),
       ...(cost !== undefined && { cost }),
+      ...(variables !== undefined && { variables }),
     };
     parsedOutput = usage === undefined ? {} : { tokenUsage: JSON.parse(JSON.stringify(usage)) as unknown };
   } else {
@@ -217,10 +292,17 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
     referenceId: span.spanId,
     ...(span.parentSpanId !== "" && !/^0+$/.test(span.parentSpanId) && { parentReferenceId: span.parentSpanId }),
     ...(sessionId !== undefined && { sessionId }),
+    ...(runEvaluation && { runEvaluation }),
     attributes: sink.attributes,
     events,
   };
-  return { input, content: checked, ...(userId !== undefined && { userId }) };
+  return {
+    input,
+    content: checked,
+    ...(userId !== undefined && { userId }),
+    ...(promptReference !== undefined && { promptReference }),
+    ...(deploymentReference !== undefined && { deploymentReference }),
+  };
 }
 
 function check(content: Record<string, unknown>): CheckedContent {
@@ -243,8 +325,12 @@ function truncated(content: Record<string, unknown>): Record<string, unknown> {
   };
   if (content.type === "Model") {
     const output = JSON.parse(content.output as string) as { tokenUsage?: unknown };
+    // Variables that alone would keep the content over 1 MB are dropped (their attributes are read already).
+    const { variables, ...rest } = content;
+    const keep = variables !== undefined && JSON.stringify(variables).length <= MAX_KEPT_VARIABLES;
     return {
-      ...content,
+      ...rest,
+      ...(keep && { variables }),
       input: cut(content.input, { messages: [] }),
       output: cut(content.output, {
         messages: [],
