@@ -90,6 +90,7 @@ const TRACE_COLUMNS = [
   "totalInputTokens",
   "totalOutputTokens",
   "spanIds",
+  "scores",
   "createdAt",
   "updatedAt",
   "nextCursor",
