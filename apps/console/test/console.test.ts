@@ -1,42 +1,17 @@
 /**
- * The console as a person uses it: a real Chromium (Debian's, through playwright-core) against a real Pharos
- * server on loopback with a SQLite file, serving the built console (`pnpm --filter @pharos/console build`,
- * which turbo runs before these tests). Each scenario checks what is on the screen; axe-core checks each
- * screen for serious or critical accessibility violations. Screenshots go to docs/console/ for the README.
+ * Sign-in, traces and prompts as a person uses them, in a real Chromium against a real server (harness.ts).
+ * Each scenario checks what is on the screen, and axe-core checks each screen.
  */
-import { existsSync } from "node:fs";
-import type { AddressInfo } from "node:net";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import { serve } from "@hono/node-server";
-import { adminContext, createApiKey, createApp, createProjectForWorkspace, createWorkspace } from "@pharos/server";
-import { openScratchStore, type ScratchStore } from "@pharos/server/testing";
-import axe from "axe-core";
-import { type Browser, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ConsoleWorld, expectAccessible, shot, signIn as signInWith, startConsoleWorld } from "./harness.ts";
 
-const HERE = dirname(fileURLToPath(import.meta.url));
-const CONSOLE_DIR = resolve(HERE, "../dist");
-const SCREENSHOTS = resolve(HERE, "../../../docs/console");
-const CHROMIUM = process.env.PHAROS_CHROMIUM ?? "/usr/bin/chromium";
-
-let scratch: ScratchStore;
-let server: ReturnType<typeof serve>;
+let world: ConsoleWorld;
 let baseUrl: string;
-let browser: Browser;
-const keys = { full: "", readOnly: "" };
 let projectId: string;
-
-async function api(method: string, path: string, body?: unknown) {
-  const response = await fetch(`${baseUrl}/v2${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${keys.full}`, "Content-Type": "application/json" },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const payload = (await response.json()) as any;
-  if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
-  return payload;
-}
+const keys = { full: "", readOnly: "" };
+const api = (method: string, path: string, body?: unknown) => world.api(method, path, body);
+const newPage = () => world.newPage();
+const signIn = (page: Parameters<typeof signInWith>[1], key: string) => signInWith(world, page, key);
 
 const T0 = Date.UTC(2026, 10, 25, 9, 0, 0);
 const text = (value: string) => [{ modality: "text", value }];
@@ -91,24 +66,9 @@ async function writeTrace(name: string, options: { status?: string; sessionId?: 
 }
 
 beforeAll(async () => {
-  if (!existsSync(join(CONSOLE_DIR, "index.html"))) {
-    throw new Error("The console is not built: run `pnpm --filter @pharos/console build` (pnpm test does it first).");
-  }
-  scratch = await openScratchStore();
-  await scratch.store.migrate();
-  const admin = adminContext(scratch.store);
-  const workspace = await createWorkspace(admin, "Console tests");
-  projectId = (await createProjectForWorkspace(admin, workspace.id, "Support assistant")).id;
-  const newKey = async (role: "full" | "read-only", name: string) =>
-    (await createApiKey(admin, { workspaceId: workspace.id, name, role, projectIds: null })).key as string;
-  keys.full = await newKey("full", "Console admin");
-  keys.readOnly = await newKey("read-only", "QA reader");
-  const app = await createApp({ store: scratch.store, consoleDir: CONSOLE_DIR });
-  await new Promise<void>((ready) => {
-    server = serve({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" }, () => ready());
-  });
-  baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  browser = await chromium.launch({ executablePath: CHROMIUM });
+  world = await startConsoleWorld();
+  ({ baseUrl, projectId } = world);
+  Object.assign(keys, world.keys);
 
   await writeTrace("checkout-question", { at: T0, sessionId: "session-7", tags: ["production"] });
   await writeTrace("refund-question", { at: T0 + 60_000, status: "failure", tags: ["beta"] });
@@ -116,43 +76,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await new Promise<void>((done) => (server ? server.close(() => done()) : done()));
-  await scratch?.dispose();
+  await world?.close();
 });
-
-/** A fresh tab (its own session storage) that fails the test on any CSP violation or page error. */
-async function newPage(): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" && /Content Security Policy/i.test(message.text())) problems.push(message.text());
-  });
-  return { page, problems };
-}
-
-async function signIn(page: Page, key: string) {
-  await page.goto(`${baseUrl}/`);
-  await page.getByLabel("API key").fill(key);
-  await page.getByRole("button", { name: "Sign in" }).click();
-  await page.getByRole("heading", { name: "Traces" }).waitFor();
-}
-
-/** axe-core on the current screen: no serious or critical violation. */
-async function expectAccessible(page: Page, screen: string) {
-  // Injected through the DevTools protocol, which the page's CSP does not govern (the page never loads it).
-  await page.evaluate(axe.source);
-  // A page-side expression (this file is type-checked without the DOM's types, beside the server's sources).
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ["violations"] }).then((result) =>
-    result.violations
-      .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-      .map((violation) => violation.id + ": " + violation.nodes.map((node) => node.target.join(" ")).join(", ")))`)) as string[];
-  expect(violations, screen).toEqual([]);
-}
-
-const shot = (page: Page, name: string) => page.screenshot({ path: `${SCREENSHOTS}/${name}.png` });
 
 describe("the console in Chromium", () => {
   it("refuses a wrong key with a visible message and keeps no key", async () => {
