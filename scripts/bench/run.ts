@@ -2,7 +2,8 @@
  * `pnpm bench [--quick] [--stores sqlite,postgres] [--suite logs|evaluations|computed|online|monitor|console]` —
  * the logs API benchmark, the evaluation-run benchmark (evaluations.ts), the computed-column one
  * (computed-columns.ts), continuous evaluation (online.ts), the SDK monitor's (monitor.ts), then the console's
- * first-load size (console.ts). `--suite` runs one of them.
+ * first-load size (console.ts) and timings on a big project in Chromium (console-timings.ts). `--suite` runs one
+ * of them.
  *
  * Starts the real server (apps/server/dist/main.js, built first as `pnpm start` does) on loopback once per database — a temp SQLite file, and a
  * PostgreSQL database created for the run on 127.0.0.1:5432 (dropped after) — and drives it with autocannon
@@ -15,6 +16,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { benchComputedColumns } from "./computed-columns.ts";
 import { benchConsole } from "./console.ts";
+import { benchConsoleTimings } from "./console-timings.ts";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
@@ -100,7 +102,10 @@ async function main() {
       rmSync(logDir, { recursive: true, force: true });
     }
   }
-  if (suites.includes("console")) process.stdout.write(`${benchConsole(log).join("\n")}\n`);
+  if (suites.includes("console")) {
+    process.stdout.write(`${benchConsole(log).join("\n")}\n`);
+    process.stdout.write(`${(await benchConsoleTimings(log)).join("\n")}\n`);
+  }
 }
 
 async function benchLogs() {
