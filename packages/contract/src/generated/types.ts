@@ -1456,16 +1456,18 @@ export type paths = {
          *     |---|---|
          *     | `provider` | `gen_ai.provider.name`, `gen_ai.system`, `llm.provider`, `llm.system`, `ai.model.provider` (its prefix before the first `.`, so `openai.chat` → `openai`); lowercased; else `unknown` |
          *     | `model` | `gen_ai.response.model`, `gen_ai.request.model`, `llm.model_name`, `ai.response.model`, `ai.model.id`; else `unknown` |
-         *     | `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message |
-         *     | `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message |
+         *     | `input` messages | `gen_ai.system_instructions` + `gen_ai.input.messages` (parts), `gen_ai.prompt.N.role`/`.content`, `llm.input_messages.N.message.role`/`.content`/`.contents.M.message_content.text`, `ai.prompt.messages`, else `ai.prompt` or `input.value` as one user message; with none of these, the span's events: `gen_ai.system.message`, `gen_ai.user.message`, `gen_ai.assistant.message` (`content`, `tool_calls`), `gen_ai.tool.message` (`content`, `id`: a tool response), in order, or OpenLLMetry's `gen_ai.content.prompt` (`gen_ai.prompt`) |
+         *     | `output` messages | `gen_ai.output.messages` (parts), `gen_ai.completion.N.role`/`.content`, `llm.output_messages.N.message.*`, `ai.response.text` (+ `ai.response.toolCalls`), else `output.value` as one assistant message; with none of these, the span's `gen_ai.choice` events (`message`, or `content` and `tool_calls`) or OpenLLMetry's `gen_ai.content.completion` (`gen_ai.completion`). Events read for messages also stay in `events` |
          *     | `tokenUsage` | `gen_ai.usage.input_tokens`/`output_tokens`, `gen_ai.usage.prompt_tokens`/`completion_tokens`, `llm.token_count.prompt`/`completion`/`total`, `ai.usage.inputTokens`/`outputTokens`/`totalTokens`, `ai.usage.promptTokens`/`completionTokens`, `llm.usage.total_tokens`; total = input + output when not given |
          *     | `cost` | `gen_ai.usage.cost`, `llm.cost.total`; else from the model price table (`GET /models`) for `openai` and `anthropic` models; else none |
          *
          *     Other content types take `input`/`output` from `gen_ai.tool.call.arguments`/`gen_ai.tool.call.result`,
          *     `ai.toolCall.args`/`ai.toolCall.result`, `traceloop.entity.input`/`traceloop.entity.output`,
          *     `input.value`/`output.value`, `ai.prompt`/`ai.response.text`, in that order (JSON text kept as it is,
-         *     other text as a JSON string); a `Retrieval` span's documents from `retrieval.documents.N.document.*`
-         *     stay in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.
+         *     other text as a JSON string); a `Retrieval` span that lists documents (OpenInference's
+         *     `retrieval.documents.N.document.id`/`.content`/`.score`/`.metadata`) has them as its output,
+         *     `{"documents": [{"id", "content", "score", "metadata"}]}` (metadata JSON text parsed), and its `output.value`
+         *     stays in attributes. Every attribute used for a field above leaves `attributes`; everything else stays.
          */
         post: operations["exportOtelTraces"];
         delete?: never;

@@ -17,7 +17,7 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "../../testing/fake-provider.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { countRows, newProject } from "../../testing/log-write-fixtures.ts";
-import { hexId, jsonRequest, otlpFixture, PAIR, sendOtlp } from "../../testing/otel-fixtures.ts";
+import { hexId, jsonRequest, keyValues, otlpFixture, PAIR, sendOtlp } from "../../testing/otel-fixtures.ts";
 
 /** The stored trace with `referenceId` in the project, with its spans by referenceId. */
 async function storedOtelTrace(h: Harness, referenceId: string, projectId = h.projectId) {
@@ -308,6 +308,117 @@ describeEachStore("exportOtelTraces: conventions of real instrumentations", (use
     expect(trace?.spans[unknown]?.attributes).toMatchObject({ "my.custom": '[1,{"a":true}]' });
     expect(trace).toMatchObject({ name: "agent", totalInputTokens: 1003, totalOutputTokens: 102 });
     expect(trace?.totalCost).toBeCloseTo(0.5 + (1000 * 3 + 100 * 15) / 1_000_000, 12);
+  });
+});
+
+describeEachStore("exportOtelTraces: messages in events and retrieval documents", (use) => {
+  const event = (name: string, attributes: Record<string, unknown>) => ({
+    timeUnixNano: "1732190400150000000",
+    name,
+    attributes: keyValues(attributes),
+  });
+
+  it("reads a Model span's messages from GenAI message events and OpenLLMetry's prompt events; the events stay", async () => {
+    const h = use();
+    const traceId = hexId(16);
+    const [perMessage, promptEvents] = [hexId(8), hexId(8)];
+    const body = jsonRequest([
+      {
+        traceId,
+        spanId: perMessage,
+        attributes: { "gen_ai.system": "openai", "gen_ai.request.model": "gpt-4o-mini" },
+        events: [
+          event("gen_ai.system.message", { content: "Be brief." }),
+          event("gen_ai.user.message", { content: "Where is order 8812?" }),
+          event("gen_ai.assistant.message", {
+            tool_calls: JSON.stringify([
+              { id: "call_7", type: "function", function: { name: "lookup_order", arguments: '{"id":8812}' } },
+            ]),
+          }),
+          event("gen_ai.tool.message", { id: "call_7", content: "shipped" }),
+          event("gen_ai.choice", {
+            index: 0,
+            finish_reason: "stop",
+            message: { role: "assistant", content: "It has shipped." },
+          }),
+        ],
+      },
+      {
+        traceId,
+        spanId: promptEvents,
+        attributes: { "gen_ai.system": "anthropic", "gen_ai.request.model": "claude-3-5-haiku" },
+        events: [
+          event("gen_ai.content.prompt", { "gen_ai.prompt": JSON.stringify([{ role: "user", content: "Hi" }]) }),
+          event("gen_ai.content.completion", {
+            "gen_ai.completion": JSON.stringify([{ role: "assistant", content: "Hello!" }]),
+          }),
+        ],
+      },
+    ]);
+    expect((await sendOtlp(h, { body: JSON.stringify(body) })).status).toBe(200);
+    const trace = await storedOtelTrace(h, traceId);
+    const first = messages(trace?.spans[perMessage]?.content as string);
+    expect(JSON.parse(first.input).messages).toEqual([
+      { role: "system", content: [{ modality: "text", value: "Be brief." }] },
+      { role: "user", content: [{ modality: "text", value: "Where is order 8812?" }] },
+      {
+        role: "assistant",
+        content: [{ modality: "tool-call", index: 0, id: "call_7", name: "lookup_order", arguments: '{"id":8812}' }],
+      },
+      { role: "tool", content: [{ modality: "tool-response", index: 0, id: "call_7", name: "tool", data: "shipped" }] },
+    ]);
+    expect(JSON.parse(first.output).messages).toEqual([
+      { role: "assistant", content: [{ modality: "text", value: "It has shipped." }] },
+    ]);
+    expect(trace?.spans[perMessage]?.events.map((stored: { name: string }) => stored.name)).toEqual([
+      "gen_ai.system.message",
+      "gen_ai.user.message",
+      "gen_ai.assistant.message",
+      "gen_ai.tool.message",
+      "gen_ai.choice",
+    ]);
+    const second = messages(trace?.spans[promptEvents]?.content as string);
+    expect(JSON.parse(second.input).messages).toEqual([{ role: "user", content: [{ modality: "text", value: "Hi" }] }]);
+    expect(JSON.parse(second.output).messages).toEqual([
+      { role: "assistant", content: [{ modality: "text", value: "Hello!" }] },
+    ]);
+  });
+
+  it("stores an OpenInference retriever's documents as the Retrieval span's output", async () => {
+    const h = use();
+    const traceId = hexId(16);
+    const retriever = hexId(8);
+    const body = jsonRequest([
+      {
+        traceId,
+        spanId: retriever,
+        attributes: {
+          "openinference.span.kind": "RETRIEVER",
+          "input.value": "refund policy",
+          "retrieval.documents.0.document.id": "doc-1",
+          "retrieval.documents.0.document.content": "Refunds within 30 days.",
+          "retrieval.documents.0.document.score": 0.92,
+          "retrieval.documents.0.document.metadata": JSON.stringify({ source: "policy.md" }),
+          "retrieval.documents.1.document.id": "doc-2",
+          "retrieval.documents.1.document.content": "Shipping takes 3 days.",
+          "retrieval.documents.1.document.score": 0.41,
+          "output.value": "two documents",
+        },
+      },
+    ]);
+    expect((await sendOtlp(h, { body: JSON.stringify(body) })).status).toBe(200);
+    const span = (await storedOtelTrace(h, traceId))?.spans[retriever];
+    expect(span).toMatchObject({ contentType: "Retrieval" });
+    expect(JSON.parse(messages(span?.content as string).output)).toEqual({
+      documents: [
+        { id: "doc-1", content: "Refunds within 30 days.", score: 0.92, metadata: { source: "policy.md" } },
+        { id: "doc-2", content: "Shipping takes 3 days.", score: 0.41 },
+      ],
+    });
+    expect(messages(span?.content as string).input).toBe('"refund policy"');
+    // What the content does not hold stays an attribute; the documents' attributes went into the content.
+    expect(span?.attributes).toMatchObject({ "output.value": "two documents" });
+    expect(Object.keys(span?.attributes ?? {}).filter((key) => key.startsWith("retrieval."))).toEqual([]);
   });
 });
 

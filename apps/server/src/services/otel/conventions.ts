@@ -7,7 +7,7 @@
  * Every attribute a field is read from is taken out of the span's attributes (`AttributeReader.take`); all
  * others stay in the span's attributes, verbatim.
  */
-import type { OtlpMap, OtlpValue } from "@pharos/otlp";
+import type { OtlpEvent, OtlpMap, OtlpValue } from "@pharos/otlp";
 
 /** The content types a convention may choose. */
 export type ContentType = "Model" | "Tool" | "Retrieval" | "Embeddings" | "Guardrail" | "Function" | "Other";
@@ -220,12 +220,17 @@ function partOf(part: unknown, index: number): Part {
     return textPart(asText(record.content ?? record.text ?? record.value ?? ""));
   }
   if (type === "tool_call" || type === "tool-call" || type === "function") {
+    // OpenAI's shape nests the call: {id, type: "function", function: {name, arguments}}.
+    const call =
+      record.function !== null && typeof record.function === "object"
+        ? { ...record, ...(record.function as Record<string, unknown>) }
+        : record;
     return {
       modality: "tool-call",
       index,
-      id: asText(record.id ?? record.toolCallId ?? `call_${index}`) || `call_${index}`,
-      name: asText(record.name ?? record.toolName ?? "tool") || "tool",
-      arguments: asText(record.arguments ?? record.input ?? record.args ?? {}),
+      id: asText(call.id ?? call.toolCallId ?? `call_${index}`) || `call_${index}`,
+      name: asText(call.name ?? call.toolName ?? "tool") || "tool",
+      arguments: asText(call.arguments ?? call.input ?? call.args ?? {}),
     };
   }
   if (type === "tool_call_response" || type === "tool-result") {
@@ -299,6 +304,72 @@ function flattenedMessages(entries: Map<string, OtlpValue>[], fallback: Role, in
   });
 }
 
+// Messages as span events: GenAI conventions before gen_ai.input.messages (`gen_ai.user.message`, `gen_ai.choice`,
+// …) and OpenLLMetry's `gen_ai.content.prompt` / `gen_ai.content.completion`. The events themselves stay events.
+
+const MESSAGE_EVENT_ROLES = new Map<string, Role>([
+  ["gen_ai.system.message", "system"],
+  ["gen_ai.user.message", "user"],
+  ["gen_ai.assistant.message", "assistant"],
+  ["gen_ai.tool.message", "tool"],
+]);
+
+/** An event attribute's value as plain JSON, JSON text parsed. */
+function eventValue(value: OtlpValue | undefined): unknown {
+  if (value === undefined) return undefined;
+  if (typeof value === "string") return /^\s*[[{]/.test(value) ? (parseJson(value) ?? value) : value;
+  return plain(value);
+}
+
+/** One message event's message: `content` (text, parts or JSON) and `tool_calls`, or a `message` map of both. */
+function eventMessage(attributes: OtlpMap, role: Role): PromptMessage {
+  const message = eventValue(attributes.get("message"));
+  const record =
+    message !== null && typeof message === "object" && !Array.isArray(message)
+      ? (message as Record<string, unknown>)
+      : {
+          content: message ?? eventValue(attributes.get("content")),
+          tool_calls: eventValue(attributes.get("tool_calls")),
+        };
+  const content = contentOf(record.content);
+  const calls = Array.isArray(record.tool_calls) ? record.tool_calls : [];
+  content.push(...calls.map((call, index) => partOf({ type: "function", ...(call as object) }, index)));
+  if (role === "tool") {
+    const id = eventValue(attributes.get("id")) ?? record.id;
+    if (id !== undefined)
+      return {
+        role,
+        content: [
+          {
+            modality: "tool-response",
+            index: 0,
+            id: asText(id),
+            name: "tool",
+            data: content.map((part) => asText(part.value ?? part)).join(""),
+          },
+        ],
+      };
+  }
+  return { role: roleOf(record.role, role), content };
+}
+
+/** The request and response messages a span's events carry (empty lists when they carry none). */
+export function eventMessages(events: readonly OtlpEvent[]): { input: PromptMessage[]; output: PromptMessage[] } {
+  const input: PromptMessage[] = [];
+  const output: PromptMessage[] = [];
+  for (const event of events) {
+    const role = MESSAGE_EVENT_ROLES.get(event.name);
+    if (role) input.push(eventMessage(event.attributes, role));
+    else if (event.name === "gen_ai.choice") output.push(eventMessage(event.attributes, "assistant"));
+    else if (event.name === "gen_ai.content.prompt") {
+      input.push(...(messagesOf(event.attributes.get("gen_ai.prompt"), "user") ?? []));
+    } else if (event.name === "gen_ai.content.completion") {
+      output.push(...(messagesOf(event.attributes.get("gen_ai.completion"), "assistant") ?? []));
+    }
+  }
+  return { input, output };
+}
+
 /** The request messages of a Model span, by the first convention that has them. */
 function inputMessages(reader: AttributeReader): PromptMessage[] {
   const system = messagesOf(reader.take("gen_ai.system_instructions"), "system");
@@ -365,8 +436,8 @@ export interface ModelFields {
 /** Text PostgreSQL can store (it holds no U+0000 in text), on both databases alike. */
 export const withoutNul = (text: string) => (text.includes("\0") ? text.replaceAll("\0", "\uFFFD") : text);
 
-/** The fields of a Model span, from whichever convention's attributes it carries. */
-export function modelFields(reader: AttributeReader): ModelFields {
+/** The fields of a Model span, from whichever convention's attributes it carries, else from its message events. */
+export function modelFields(reader: AttributeReader, events: readonly OtlpEvent[]): ModelFields {
   const providerText = reader.text(...PROVIDER_KEYS);
   // The AI SDK names providers `openai.chat`, `anthropic.messages`: the provider is the part before the dot.
   // Columns of their own: no U+0000, which PostgreSQL cannot store in text.
@@ -377,7 +448,9 @@ export function modelFields(reader: AttributeReader): ModelFields {
   const totalTokens = reader.count(...TOTAL_TOKEN_KEYS);
   const costValue = reader.take(...COST_KEYS);
   const cost = typeof costValue === "number" && Number.isFinite(costValue) && costValue >= 0 ? costValue : undefined;
-  const output: ModelFields["output"] = { messages: outputMessages(reader) };
+  const fromEvents = events.length > 0 ? eventMessages(events) : { input: [], output: [] };
+  const outputList = outputMessages(reader);
+  const output: ModelFields["output"] = { messages: outputList.length > 0 ? outputList : fromEvents.output };
   if (promptTokens !== undefined || completionTokens !== undefined || totalTokens !== undefined) {
     const input = promptTokens ?? 0;
     const completion = completionTokens ?? 0;
@@ -387,7 +460,8 @@ export function modelFields(reader: AttributeReader): ModelFields {
       totalTokens: totalTokens ?? input + completion,
     };
   }
-  return { provider, model, input: { messages: inputMessages(reader) }, output, cost };
+  const inputList = inputMessages(reader);
+  return { provider, model, input: { messages: inputList.length > 0 ? inputList : fromEvents.input }, output, cost };
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -422,9 +496,34 @@ export function jsonTextOf(value: OtlpValue | undefined): string {
   return JSON.stringify(plain(value));
 }
 
-/** Input and output of a non-Model span. */
-export function stepFields(reader: AttributeReader): { input: string; output: string } {
-  return { input: jsonTextOf(reader.take(...INPUT_KEYS)), output: jsonTextOf(reader.take(...OUTPUT_KEYS)) };
+/**
+ * A retriever's documents (OpenInference's `retrieval.documents.N.document.id`/`.content`/`.score`/`.metadata`),
+ * metadata given as JSON text parsed; undefined when the span lists none.
+ */
+function retrievalDocuments(reader: AttributeReader): Record<string, unknown>[] | undefined {
+  const entries = reader.indexed("retrieval.documents.");
+  if (entries.length === 0) return undefined;
+  return entries.map((entry) => {
+    const document: Record<string, unknown> = {};
+    for (const [key, value] of entry) {
+      const field = key.startsWith("document.") ? key.slice("document.".length) : key;
+      Object.defineProperty(document, field, {
+        value: field === "metadata" ? eventValue(value) : plain(value),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return document;
+  });
+}
+
+/** Input and output of a non-Model span; a Retrieval span's output is its documents when it lists them. */
+export function stepFields(reader: AttributeReader, type: ContentType): { input: string; output: string } {
+  const input = jsonTextOf(reader.take(...INPUT_KEYS));
+  const documents = type === "Retrieval" ? retrievalDocuments(reader) : undefined;
+  if (documents) return { input, output: JSON.stringify({ documents }) };
+  return { input, output: jsonTextOf(reader.take(...OUTPUT_KEYS)) };
 }
 
 /** A decoded value as plain JSON: maps as objects, NaN and the infinities as text. */

@@ -203,7 +203,7 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
   // parse would give it): the output just built is not parsed again.
   let parsedOutput: unknown;
   if (type === "Model") {
-    const fields = modelFields(reader);
+    const fields = modelFields(reader, span.events);
     const usage = fields.output.tokenUsage;
     const priced = fields.cost === undefined && usage && PRICED_PROVIDERS.has(fields.provider);
     const price = priced ? priceOf(fields.provider as "openai" | "anthropic", fields.model) : null;
@@ -224,7 +224,7 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
     };
     parsedOutput = usage === undefined ? {} : { tokenUsage: JSON.parse(JSON.stringify(usage)) as unknown };
   } else {
-    content = { type, ...stepFields(reader) };
+    content = { type, ...stepFields(reader, type) };
   }
 
   const sink = new AttributeSink();
