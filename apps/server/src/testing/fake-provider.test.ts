@@ -133,8 +133,27 @@ describe("fake provider", () => {
     expect(fake.requests).toEqual([]);
   });
 
-  it("refuses streaming and unknown routes", async () => {
-    expect((await post("/v1/chat/completions", { ...CHAT, stream: true })).status).toBe(400);
+  it("streams Chat Completions as server-sent events: the text in pieces, the finish reason, the usage asked for", async () => {
+    const response = await post("/v1/chat/completions", {
+      ...CHAT,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    const events = (await response.text()).split("\n\n").filter(Boolean);
+    expect(events.at(-1)).toBe("data: [DONE]");
+    const chunks = events.slice(0, -1).map((event) => JSON.parse(event.replace(/^data: /, "")));
+    const text = chunks.map((chunk) => chunk.choices[0]?.delta.content ?? "").join("");
+    expect(text).toBe("Echo: Hello there");
+    expect(chunks.filter((chunk) => chunk.choices[0]?.delta.content).length).toBeGreaterThan(1);
+    expect(chunks.at(-2).choices[0]).toMatchObject({ finish_reason: "stop" });
+    expect(chunks.at(-1)).toMatchObject({ choices: [], usage: { prompt_tokens: 4, completion_tokens: 3 } });
+  });
+
+  it("refuses streamed Anthropic messages and unknown routes", async () => {
+    const messages = { model: "claude-3-5-haiku", max_tokens: 50, messages: [{ role: "user", content: "Hi" }] };
+    expect((await post("/v1/messages", { ...messages, stream: true })).status).toBe(400);
     expect((await post("/v1/responses", CHAT)).status).toBe(404);
   });
 });

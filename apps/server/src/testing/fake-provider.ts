@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 
 /**
- * A fake LLM vendor on loopback for tests: OpenAI Chat Completions (`POST /v1/chat/completions`), Anthropic
- * Messages (`POST /v1/messages`) and model listing (`GET /v1/models`), answering in the wire format the AI SDK
- * providers parse. Base URL for every provider kind: `${url}/v1`.
+ * A fake LLM vendor on loopback for tests: OpenAI Chat Completions (`POST /v1/chat/completions`, also streamed as
+ * server-sent events when asked with `stream: true`), Anthropic Messages (`POST /v1/messages`, not streamed) and
+ * model listing (`GET /v1/models`), answering in the wire format the AI SDK providers parse. Base URL for every
+ * provider kind: `${url}/v1`.
  */
 
 /** One request as received. Header names are lower-case. */
@@ -142,11 +143,14 @@ export async function startFakeProvider(behaviour: Partial<FakeBehaviour> = {}):
       if (route !== "POST /v1/chat/completions" && route !== "POST /v1/messages") {
         return send(res, 404, errorBody(request.protocol, `no route ${route}`));
       }
-      if (isRecord(recorded.body) && recorded.body.stream === true) {
-        return send(res, 400, errorBody(request.protocol, "the fake provider does not stream"));
+      const streamed = isRecord(recorded.body) && recorded.body.stream === true;
+      if (streamed && request.protocol !== "openai") {
+        return send(res, 400, errorBody(request.protocol, "the fake provider streams Chat Completions only"));
       }
       const answer = request.structured ? { structured: behaviour.verdict(request) } : behaviour.reply(request);
       const inputTokens = countWords(messageTexts(recorded.body).join(" "));
+      if (streamed)
+        return sendEvents(res, openaiChunks(openaiCompletion(id, request, answer, inputTokens), recorded.body));
       return send(
         res,
         200,
@@ -242,7 +246,7 @@ function openaiCompletion(
   request: FakeRequest,
   answer: FakeReply | StructuredAnswer,
   inputTokens: number,
-): unknown {
+) {
   let content: string | null;
   let toolCalls: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> | undefined;
   if (typeof answer === "string") {
@@ -275,6 +279,51 @@ function openaiCompletion(
     ],
     usage: { prompt_tokens: inputTokens, completion_tokens: outputTokens, total_tokens: inputTokens + outputTokens },
   };
+}
+
+type ChatCompletion = ReturnType<typeof openaiCompletion>;
+
+/**
+ * A completion as the chunks OpenAI streams: the role and the text, each tool call, the finish reason, and the
+ * usage in a last chunk with no choices when `stream_options.include_usage` asks for it.
+ */
+function openaiChunks(completion: ChatCompletion, body: unknown): unknown[] {
+  const choice = completion.choices[0] as ChatCompletion["choices"][number];
+  const chunk = (delta: Record<string, unknown>, finishReason: string | null = null) => ({
+    id: completion.id,
+    object: "chat.completion.chunk",
+    created: completion.created,
+    model: completion.model,
+    choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
+  });
+  const text = choice.message.content ?? "";
+  // The text in two pieces, so that a client really assembles it.
+  const cut = Math.ceil(text.length / 2);
+  const chunks: unknown[] = [chunk({ role: "assistant", content: text.slice(0, cut) })];
+  if (text.length > cut) chunks.push(chunk({ content: text.slice(cut) }));
+  (choice.message.tool_calls ?? []).forEach((call, index) => {
+    chunks.push(chunk({ tool_calls: [{ index, ...call }] }));
+  });
+  chunks.push(chunk({}, choice.finish_reason));
+  const options = isRecord(body) && isRecord(body.stream_options) ? body.stream_options : {};
+  if (options.include_usage === true) {
+    chunks.push({
+      id: completion.id,
+      object: "chat.completion.chunk",
+      created: completion.created,
+      model: completion.model,
+      choices: [],
+      usage: completion.usage,
+    });
+  }
+  return chunks;
+}
+
+function sendEvents(res: ServerResponse, chunks: readonly unknown[]): void {
+  if (res.headersSent || res.destroyed) return;
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const chunk of chunks) res.write(`data: ${JSON.stringify(chunk)}\n\n`);
+  res.end("data: [DONE]\n\n");
 }
 
 function anthropicMessage(

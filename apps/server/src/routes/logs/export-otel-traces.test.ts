@@ -11,7 +11,7 @@ import { resourceFromAttributes } from "@opentelemetry/resources";
 import { BatchSpanProcessor, NodeTracerProvider, type SpanExporter } from "@opentelemetry/sdk-trace-node";
 import { decodeTraceResponse, encodeTraceRequest, type OtlpValue, readTraceRequestJson } from "@pharos/otlp";
 import { OpenAIInstrumentation as OpenLLMetryOpenAI } from "@traceloop/instrumentation-openai";
-import { generateText } from "ai";
+import { generateText, streamText } from "ai";
 import OpenAI from "openai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { type FakeProvider, startFakeProvider } from "../../testing/fake-provider.ts";
@@ -833,11 +833,9 @@ describeEachStore("exportOtelTraces: the Vercel AI SDK's telemetry against the f
     await new Promise<void>((resolve) => server.close(() => resolve()));
   });
 
-  // The fake provider does not stream: streamText is covered by the captured doStream body above.
-  it("stores ai's generateText as a Function span around its Model call (doGenerate)", async () => {
-    const h = use();
-    const projectId = await newProject(h);
-    const provider = new NodeTracerProvider({
+  /** A tracer provider exporting protobuf to the server, with the project as a resource attribute. */
+  function tracerProvider(h: Harness, projectId: string) {
+    return new NodeTracerProvider({
       resource: resourceFromAttributes({ "service.name": "ai-app", "pharos.project.id": projectId }),
       spanProcessors: [
         new BatchSpanProcessor(
@@ -845,6 +843,12 @@ describeEachStore("exportOtelTraces: the Vercel AI SDK's telemetry against the f
         ),
       ],
     });
+  }
+
+  it("stores ai's generateText as a Function span around its Model call (doGenerate)", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const provider = tracerProvider(h, projectId);
     const model = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" }).chat("gpt-4o-mini");
     const telemetry = { isEnabled: true, functionId: "support-chat", tracer: provider.getTracer("ai") };
     // The AI SDK nests its spans through the active context: that takes the global context manager register() sets.
@@ -888,6 +892,51 @@ describeEachStore("exportOtelTraces: the Vercel AI SDK's telemetry against the f
     ]);
     expect(JSON.parse(content.output).messages[0].content[0].value).toBe("Echo: Say hi");
     expect(spans.find((span) => span.name === "ai.generateText")).toMatchObject({ contentType: "Function" });
+  });
+
+  it("stores ai's streamText as a Function span around its streamed Model call (doStream), usage and text whole", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const provider = tracerProvider(h, projectId);
+    const model = createOpenAI({ baseURL: `${fake.url}/v1`, apiKey: "test" }).chat("gpt-4o-mini");
+    provider.register();
+    let text: string;
+    let usage: Awaited<ReturnType<typeof streamText>["usage"]>;
+    try {
+      const result = streamText({
+        model,
+        prompt: "Stream a greeting",
+        experimental_telemetry: { isEnabled: true, functionId: "support-chat", tracer: provider.getTracer("ai") },
+      });
+      text = await result.text;
+      usage = await result.usage;
+      await provider.forceFlush();
+    } finally {
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    }
+    expect(text).toBe("Echo: Stream a greeting");
+    expect(fake.requests.at(-1)?.body).toMatchObject({ stream: true });
+
+    const spans = await searchSpans(h, projectId);
+    const inner = spans.find((span) => span.contentType === "Model");
+    expect(inner, JSON.stringify(spans.map((span) => [span.name, span.contentType]))).toMatchObject({
+      name: "ai.streamText.doStream",
+      parsedContent: { type: "Model", provider: "openai", model: "gpt-4o-mini" },
+    });
+    expect(inner?.promptTokens).toBe(usage.inputTokens);
+    expect(inner?.completionTokens).toBe(usage.outputTokens);
+    expect(inner?.cost).toBeGreaterThan(0);
+    const content = messages(inner?.content as string);
+    expect(JSON.parse(content.input).messages).toEqual([
+      { role: "user", content: [{ modality: "text", value: "Stream a greeting" }] },
+    ]);
+    expect(JSON.parse(content.output).messages[0].content[0].value).toBe("Echo: Stream a greeting");
+    expect(spans.find((span) => span.name === "ai.streamText")).toMatchObject({ contentType: "Function" });
+    const traces = await h.request("POST", "/logs/traces", { body: { projectId } });
+    expect(traces.body.traces[0]).toMatchObject({ name: "ai.streamText", totalInputTokens: usage.inputTokens });
   });
 });
 
