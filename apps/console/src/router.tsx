@@ -3,6 +3,8 @@
  * the URL's search; every screen but sign-in needs a stored key.
  */
 import { createRootRoute, createRoute, createRouter, Outlet, redirect } from "@tanstack/react-router";
+import { DatasetEditor } from "./datasets/dataset-editor.tsx";
+import { DatasetList } from "./datasets/dataset-list.tsx";
 import { Layout } from "./layout.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
@@ -71,9 +73,23 @@ export const promptRoute = createRoute({
   component: PromptEditor,
 });
 
+// Datasets: the project's list, and one dataset (shareable by its URL).
+export const datasetsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/datasets",
+  validateSearch: projectOf,
+  component: DatasetList,
+});
+export const datasetRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/datasets/$datasetId",
+  validateSearch: projectOf,
+  component: DatasetEditor,
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute]),
+  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute, datasetsRoute, datasetRoute]),
 ]);
 
 export const router = createRouter({ routeTree });
