@@ -164,6 +164,32 @@ describe("datasets in Chromium", () => {
     await page.context().close();
   });
 
+  it("imports a long CSV in batches of 100 and pages through the rows 50 at a time", async () => {
+    const { page, problems } = await world.newPage();
+    await signIn(world, page, world.keys.full);
+    await page.goto(`${world.baseUrl}/datasets?project=${world.projectId}`);
+    await page.getByLabel("Title").fill("Order numbers");
+    await page.getByRole("button", { name: "New dataset" }).click();
+    await page.getByRole("heading", { name: "Order numbers" }).waitFor();
+    const lines = Array.from({ length: 120 }, (_, i) => `order-${i + 1}`);
+    await page.getByLabel("CSV text").fill(["order", ...lines].join("\n"));
+    await page.getByRole("button", { name: "Import rows" }).click();
+    await expect.poll(() => page.getByRole("status").allInnerTexts()).toContain("Imported 120 rows.");
+    const firstOrders = () => tableCells(page).then((rows) => [rows.length, rows[0]?.[1]]);
+    await expect.poll(firstOrders).toEqual([50, "order-1"]);
+    const pages = page.getByRole("navigation", { name: "Row pages" });
+    await pages.getByRole("button", { name: "Next page" }).click();
+    await expect.poll(firstOrders).toEqual([50, "order-51"]);
+    await pages.getByRole("button", { name: "Next page" }).click();
+    await expect.poll(firstOrders).toEqual([20, "order-101"]);
+    expect(await pages.innerText()).toContain("Rows 101–120");
+    expect(await pages.getByRole("button", { name: "Next page" }).isDisabled()).toBe(true);
+    await pages.getByRole("button", { name: "Previous page" }).click();
+    await expect.poll(firstOrders).toEqual([50, "order-51"]);
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("computes a prompt column against the fake provider and shows each cell's status", async () => {
     const { page, problems } = await world.newPage();
     await signIn(world, page, world.keys.full);
@@ -202,6 +228,7 @@ describe("datasets in Chromium", () => {
     await page.getByRole("heading", { name: /answer-call/ }).waitFor();
     await page.getByRole("button", { name: "Add to dataset" }).click();
     const form = page.getByRole("form", { name: "Add span to dataset" });
+    await form.getByLabel("Dataset").selectOption({ label: "Support questions" });
     await expect
       .poll(() => form.getByLabel("Output to column").locator("option").allTextContents())
       .toContain("reference");

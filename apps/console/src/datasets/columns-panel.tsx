@@ -8,8 +8,7 @@ type ColumnType = Column["type"];
 
 /** What a computed column computes, in a few words. */
 function columnSource(column: Column, promptTitles: Map<string, string>): string {
-  if (column.type === "prompt")
-    return `prompt “${promptTitles.get(column.settings.promptId) ?? column.settings.promptId}”`;
+  if (column.type === "prompt") return `“${promptTitles.get(column.settings.promptId) ?? column.settings.promptId}”`;
   if (column.type === "api") return `${column.settings.method} ${column.settings.url}`;
   return "";
 }

@@ -1,4 +1,4 @@
-import { type QueryClient, useQueryClient } from "@tanstack/react-query";
+import { keepPreviousData, type QueryClient, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { type FormEvent, useState } from "react";
@@ -13,6 +13,8 @@ import { CsvImport } from "./csv-import.tsx";
 type Row = Schemas["DatasetRow"];
 type Column = Schemas["DatasetColumn"];
 const PAGE_SIZE = 50;
+/** The table's data while nothing is loaded: one array for every render (a new one each time re-renders forever). */
+const NO_ROWS: Row[] = [];
 /** How often the rows are read again while a computed cell is pending. */
 const PENDING_POLL_MS = 1000;
 
@@ -76,7 +78,11 @@ function RowsTable({ datasetId, columns, canEdit }: { datasetId: string; columns
         query: { sort: "createdAt:asc", limit: PAGE_SIZE, ...(cursor && { cursor }) },
       },
     },
-    { refetchInterval: (query) => (anyPending(query.state.data?.rows) ? PENDING_POLL_MS : false) },
+    {
+      refetchInterval: (query) => (anyPending(query.state.data?.rows) ? PENDING_POLL_MS : false),
+      // The page shown stays until the next one arrives.
+      placeholderData: keepPreviousData,
+    },
   );
   const update = $api.useMutation("patch", "/datasets/{datasetId}/rows/{rowId}");
   const remove = $api.useMutation("delete", "/datasets/{datasetId}/rows/{rowId}");
@@ -203,7 +209,7 @@ function RowsTable({ datasetId, columns, canEdit }: { datasetId: string; columns
   })();
 
   const table = useReactTable({
-    data: rows.data?.rows ?? [],
+    data: rows.data?.rows ?? NO_ROWS,
     columns: tableColumns,
     getCoreRowModel: getCoreRowModel(),
     getRowId: (row) => row.id,
