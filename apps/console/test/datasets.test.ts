@@ -206,8 +206,12 @@ describe("datasets in Chromium", () => {
       )
       .toEqual(["Draft answer"]);
     await page.getByRole("button", { name: "Add column" }).click();
+    // A slow provider, so that the cells are seen pending before they settle.
+    fake.configure({ latencyMs: 1500 });
     await page.getByRole("button", { name: "Compute" }).click();
     await expect.poll(() => page.getByRole("status").allInnerTexts()).toContain("Queued 2 cells.");
+    await expect.poll(() => page.locator(".cell-status").allInnerTexts()).toContain("pending");
+    fake.configure({ latencyMs: 0 });
     // The table polls while cells are pending: the answer and the failure appear without a reload.
     await expect
       .poll(() => tableCells(page).then((rows) => rows.map((row) => row[3])), { timeout: 30_000 })
