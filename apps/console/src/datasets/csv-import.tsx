@@ -20,6 +20,12 @@ export function CsvImport({ datasetId, columns }: { datasetId: string; columns: 
 
   const names = columns.map((column) => column.name);
   const preview = text.trim() === "" ? null : parseCsv(text, names);
+  const matched = preview?.headers.filter((header) => names.includes(header)) ?? [];
+  // Rows that would carry no value (no header names a column, and none is to be created) are not imported.
+  const importable =
+    preview !== null &&
+    preview.rows.length > 0 &&
+    (matched.length > 0 || (createMissing && preview.unknownHeaders.length > 0));
 
   async function readFile(event: ChangeEvent<HTMLInputElement>) {
     const file = event.target.files?.[0];
@@ -74,7 +80,7 @@ export function CsvImport({ datasetId, columns }: { datasetId: string; columns: 
         <div className="csv-preview" aria-live="polite">
           <p>
             {preview.rows.length} {preview.rows.length === 1 ? "row" : "rows"}; columns:{" "}
-            {preview.headers.filter((header) => names.includes(header)).join(", ") || "none matched"}.
+            {matched.join(", ") || "none matched"}.
           </p>
           {preview.unknownHeaders.length > 0 && (
             <label>
@@ -95,7 +101,7 @@ export function CsvImport({ datasetId, columns }: { datasetId: string; columns: 
           )}
         </div>
       )}
-      <button type="button" onClick={() => void importRows()} disabled={busy || !preview || preview.rows.length === 0}>
+      <button type="button" onClick={() => void importRows()} disabled={busy || !importable}>
         Import rows
       </button>
       {notice && (
