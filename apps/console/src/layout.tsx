@@ -47,6 +47,9 @@ export function Layout() {
           <Link to="/prompts" search={project} activeOptions={{ includeSearch: false }}>
             Prompts
           </Link>
+          <Link to="/datasets" search={project} activeOptions={{ includeSearch: false }}>
+            Datasets
+          </Link>
         </nav>
         <label className="project">
           Project{" "}

@@ -2,7 +2,14 @@
  * The console's screens and their URLs. What a person would share (project, filters, the selected span) is in
  * the URL's search; every screen but sign-in needs a stored key.
  */
-import { createRootRoute, createRoute, createRouter, Outlet, redirect } from "@tanstack/react-router";
+import {
+  createRootRoute,
+  createRoute,
+  createRouter,
+  lazyRouteComponent,
+  Outlet,
+  redirect,
+} from "@tanstack/react-router";
 import { Layout } from "./layout.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
@@ -71,9 +78,24 @@ export const promptRoute = createRoute({
   component: PromptEditor,
 });
 
+// Datasets: the project's list, and one dataset (shareable by its URL). Loaded when first opened: the table and
+// CSV libraries stay out of the first load.
+export const datasetsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/datasets",
+  validateSearch: projectOf,
+  component: lazyRouteComponent(() => import("./datasets/dataset-list.tsx"), "DatasetList"),
+});
+export const datasetRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/datasets/$datasetId",
+  validateSearch: projectOf,
+  component: lazyRouteComponent(() => import("./datasets/dataset-editor.tsx"), "DatasetEditor"),
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute]),
+  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute, datasetsRoute, datasetRoute]),
 ]);
 
 export const router = createRouter({ routeTree });

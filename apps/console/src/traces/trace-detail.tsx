@@ -3,6 +3,7 @@ import { Link } from "@tanstack/react-router";
 import { useVirtualizer } from "@tanstack/react-virtual";
 import { useMemo, useRef } from "react";
 import { errorMessage, fetchClient, type Schemas } from "../api.ts";
+import { AddToDataset } from "../datasets/add-to-dataset.tsx";
 import { formatCost, formatLatency, formatTime, formatTokens } from "../format.ts";
 import { useWorkspace } from "../layout.tsx";
 import { traceRoute } from "../router.tsx";
@@ -169,6 +170,7 @@ function SpanPanel({ span, raw }: { span: Span; raw: boolean }) {
         <dt>Cost</dt>
         <dd>{formatCost(span.cost)}</dd>
       </dl>
+      <AddToDataset span={span} />
       <div className="view-switch">
         <Link to="/traces/$traceId" params={params} search={{ project: projectId, span: span.id }} replace>
           Readable
