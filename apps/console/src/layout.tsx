@@ -47,6 +47,9 @@ export function Layout() {
           <Link to="/prompts" search={project} activeOptions={{ includeSearch: false }}>
             Prompts
           </Link>
+          <Link to="/evaluations" search={project} activeOptions={{ includeSearch: false }}>
+            Evaluations
+          </Link>
         </nav>
         <label className="project">
           Project{" "}
