@@ -1,4 +1,5 @@
 import { Link, useNavigate } from "@tanstack/react-router";
+import { useState } from "react";
 import { $api, errorMessage } from "../api.ts";
 import { useWorkspace } from "../layout.tsx";
 import { evaluationsRoute } from "../router.tsx";
@@ -33,6 +34,8 @@ export function useEvaluationsSearch() {
 export function EvaluationsPage() {
   const { projectId } = useWorkspace();
   const { promptId, search } = useEvaluationsSearch();
+  // Kept here, not in the editor: creating an evaluator opens it in a new editor, which should still say so.
+  const [saved, setSaved] = useState<{ evaluatorId: string; text: string } | null>(null);
   const prompt = $api.useQuery("get", "/prompts/{promptId}", {
     params: { path: { promptId }, query: { fields: "id,title" } },
   });
@@ -57,7 +60,14 @@ export function EvaluationsPage() {
       </p>
       <h1 id="evaluations-title">Evaluations · {prompt.data?.title ?? "…"}</h1>
       <EvaluatorList />
-      {search.evaluator && <EvaluatorEditor key={search.evaluator} evaluatorId={search.evaluator} />}
+      {search.evaluator && (
+        <EvaluatorEditor
+          key={search.evaluator}
+          evaluatorId={search.evaluator}
+          notice={saved?.evaluatorId === search.evaluator ? saved.text : null}
+          onSaved={(evaluatorId, text) => setSaved({ evaluatorId, text })}
+        />
+      )}
       <StartRun />
       <RunList />
       {search.run && <RunDetail key={search.run} runId={search.run} />}

@@ -128,8 +128,15 @@ const FIELDS_OF_TYPE: Record<EvaluatorType, string[]> = {
 };
 const COMMON_FIELDS = ["title", "datasetId", "online.sampleRate", "online.filters", "status"];
 
+interface EditorProps {
+  evaluatorId: string;
+  /** What the last save of this evaluator said. */
+  notice: string | null;
+  onSaved: (evaluatorId: string, notice: string) => void;
+}
+
 /** Creates (`evaluatorId` "new") or edits an evaluator; a read-only key sees it without edit controls. */
-export function EvaluatorEditor({ evaluatorId }: { evaluatorId: string }) {
+export function EvaluatorEditor({ evaluatorId, notice, onSaved }: EditorProps) {
   const isNew = evaluatorId === "new";
   const { promptId } = useEvaluationsSearch();
   const evaluator = $api.useQuery(
@@ -146,10 +153,14 @@ export function EvaluatorEditor({ evaluatorId }: { evaluatorId: string }) {
     );
   }
   if (!isNew && !evaluator.data) return <p>Loading…</p>;
-  return <EvaluatorForm saved={evaluator.data} />;
+  return <EvaluatorForm saved={evaluator.data} notice={notice} onSaved={onSaved} />;
 }
 
-function EvaluatorForm({ saved }: { saved: Schemas["Evaluator"] | undefined }) {
+function EvaluatorForm({
+  saved,
+  notice,
+  onSaved,
+}: Omit<EditorProps, "evaluatorId"> & { saved?: Schemas["Evaluator"] }) {
   const { projectId, canEdit } = useWorkspace();
   const { promptId, update } = useEvaluationsSearch();
   const queryClient = useQueryClient();
@@ -164,7 +175,6 @@ function EvaluatorForm({ saved }: { saved: Schemas["Evaluator"] | undefined }) {
   const [online, setOnline] = useState<OnlineDraft>(draftOfOnline(saved?.online));
   const [problems, setProblems] = useState<FormProblem[]>([]);
   const [failure, setFailure] = useState<string | null>(null);
-  const [notice, setNotice] = useState<string | null>(null);
   const [saving, setSaving] = useState(false);
   const datasetList = datasets.data?.datasets ?? [];
   const chosenDataset = datasetId || datasetList[0]?.id || "";
@@ -172,7 +182,6 @@ function EvaluatorForm({ saved }: { saved: Schemas["Evaluator"] | undefined }) {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    setNotice(null);
     setFailure(null);
     const parsedConfig = configOf(config);
     const parsedOnline = onlineOf(online);
@@ -207,7 +216,7 @@ function EvaluatorForm({ saved }: { saved: Schemas["Evaluator"] | undefined }) {
     setProblems([]);
     await queryClient.invalidateQueries({ queryKey: ["get", "/prompts/{promptId}/evaluators"] });
     await queryClient.invalidateQueries({ queryKey: ["get", "/prompts/{promptId}/evaluators/{evaluatorId}"] });
-    setNotice(saved ? "Evaluator saved." : "Evaluator created.");
+    onSaved(reply.data.id, saved ? "Evaluator saved." : "Evaluator created.");
     if (!saved) update({ evaluator: reply.data.id }, { replace: true });
   }
 
@@ -611,7 +620,7 @@ function OnlineStats({ evaluatorId }: { evaluatorId: string }) {
   );
   return (
     <>
-      <h3 id="online-stats-title">Live spans</h3>
+      <h3>Live spans</h3>
       <label>
         Window{" "}
         <select
@@ -630,7 +639,7 @@ function OnlineStats({ evaluatorId }: { evaluatorId: string }) {
       </label>
       {stats.error && <p className="error">{errorMessage(stats.error)}</p>}
       {stats.data && (
-        <dl className="facts" aria-labelledby="online-stats-title">
+        <dl className="facts online-stats">
           <dt>Queued</dt>
           <dd>{stats.data.queued}</dd>
           <dt>Graded</dt>

@@ -1,5 +1,5 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { useState } from "react";
+import { useEffect, useState } from "react";
 import { $api, errorMessage, fetchClient, type Schemas } from "../api.ts";
 import { formatCost, formatLatency, formatTime, formatTokens } from "../format.ts";
 import { useWorkspace } from "../layout.tsx";
@@ -68,6 +68,11 @@ export function RunDetail({ runId }: { runId: string }) {
     { refetchInterval: finished ? false : 1000 },
   );
   const nameOf = useColumnNames(run.data?.datasetId);
+  // The last poll may have come before the last results: read them once more when the run has finished.
+  const refetchResults = results.refetch;
+  useEffect(() => {
+    if (finished) void refetchResults();
+  }, [finished, refetchResults]);
 
   async function cancel() {
     setFailure(null);
