@@ -134,6 +134,14 @@ describe("evaluations in Chromium", () => {
     const { config, online } = await world.api("GET", `/prompts/${promptId}/evaluators/${saved.id}`);
     expect(config).toMatchObject({ type: "text-matcher", operator: "equals", value: "{{expected}}" });
     expect(online.sampleRate).toBe(0.5);
+
+    // Editing saves the whole configuration again, its type included.
+    await editor.getByLabel("Case-sensitive").uncheck();
+    await editor.getByLabel("Sample rate (0–1)").fill("1");
+    await editor.getByRole("button", { name: "Save evaluator" }).click();
+    await expect.poll(() => page.locator(".notice").textContent()).toBe("Evaluator saved.");
+    const edited = await world.api("GET", `/prompts/${promptId}/evaluators/${saved.id}`);
+    expect([edited.config.caseSensitive, edited.online.sampleRate]).toEqual([false, 1]);
     expect(problems).toEqual([]);
     await page.context().close();
   });
@@ -203,6 +211,28 @@ describe("evaluations in Chromium", () => {
     await page.context().close();
   });
 
+  it("cancels a run while it runs", async () => {
+    fake.configure({ latencyMs: 1500 });
+    const { page, problems } = await world.newPage();
+    await signIn(world, page, world.keys.full);
+    await page.goto(evaluationsUrl);
+    await page.getByRole("checkbox", { name: "Matches expected" }).check();
+    await page.getByRole("button", { name: "Start run" }).click();
+    const detail = page.getByRole("region", { name: /^Run · / });
+    await detail.getByRole("button", { name: "Cancel run" }).click();
+    // The row in flight finishes; no other starts.
+    await expect.poll(() => detail.locator(".status").textContent(), { timeout: 20_000 }).toBe("cancelled");
+    expect(await detail.getByRole("button", { name: "Cancel run" }).count()).toBe(0);
+    const run = await world.api(
+      "GET",
+      `/prompts/${promptId}/evaluations/${new URL(page.url()).searchParams.get("run")}`,
+    );
+    expect(run.progress.completedRows + run.progress.failedRows).toBeLessThan(4);
+    fake.configure({ latencyMs: 150 });
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("offers a read-only key the results and the comparison but no run or edit controls", async () => {
     const { page, problems } = await world.newPage();
     await signIn(world, page, world.keys.readOnly);
@@ -210,8 +240,11 @@ describe("evaluations in Chromium", () => {
     await page.getByRole("link", { name: "Answer questions" }).click();
     await page.getByRole("link", { name: "Evaluations of this prompt" }).click();
     await page.getByRole("heading", { name: "Evaluations · Answer questions" }).waitFor();
-    await page.getByRole("table", { name: "Runs" }).getByRole("button").first().click();
-    await page.getByRole("table", { name: "Results" }).waitFor();
+    await page.getByRole("table", { name: "Runs" }).getByRole("button").last().click();
+    await page
+      .getByRole("table", { name: "Results" })
+      .getByRole("row", { name: /Spell cat/ })
+      .waitFor();
     await page.getByRole("table", { name: "Evaluators" }).getByRole("button", { name: "Matches expected" }).click();
     const editor = page.getByRole("form", { name: "Evaluator · Matches expected" });
     await editor.waitFor();
@@ -221,6 +254,8 @@ describe("evaluations in Chromium", () => {
     }
     expect(await page.getByRole("heading", { name: "Start a run" }).count()).toBe(0);
     await expectAccessible(page, "evaluations, read-only");
+    await page.goto(`${evaluationsUrl}&run=${runs[1]}&baseline=${runs[0]}`);
+    await page.getByRole("table", { name: "Compared rows" }).locator("tr.change-regressed").waitFor();
     expect(problems).toEqual([]);
     await page.context().close();
   });

@@ -321,16 +321,16 @@ function EvaluatorForm({
             </Field>
           </fieldset>
         </fieldset>
-        {canEdit && (
-          <div className="actions">
+        <div className="actions">
+          {canEdit && (
             <button type="submit" disabled={saving}>
               {saved ? "Save evaluator" : "Create evaluator"}
             </button>
-            <button type="button" onClick={() => update({ evaluator: undefined })}>
-              Close
-            </button>
-          </div>
-        )}
+          )}
+          <button type="button" onClick={() => update({ evaluator: undefined })}>
+            Close
+          </button>
+        </div>
       </form>
       {saved && <OnlineStats evaluatorId={saved.id} />}
     </section>
