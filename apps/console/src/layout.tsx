@@ -50,6 +50,9 @@ export function Layout() {
           <Link to="/datasets" search={project} activeOptions={{ includeSearch: false }}>
             Datasets
           </Link>
+          <Link to="/evaluations" search={project} activeOptions={{ includeSearch: false }}>
+            Evaluations
+          </Link>
         </nav>
         <label className="project">
           Project{" "}

@@ -10,6 +10,9 @@ import {
   Outlet,
   redirect,
 } from "@tanstack/react-router";
+import { EvaluationsPage } from "./evaluations/evaluations-page.tsx";
+import { EvaluationsHome } from "./evaluations/prompt-picker.tsx";
+import { type EvaluationsSearch, parseEvaluationsSearch } from "./evaluations/view.ts";
 import { Layout } from "./layout.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
@@ -93,9 +96,36 @@ export const datasetRoute = createRoute({
   component: lazyRouteComponent(() => import("./datasets/dataset-editor.tsx"), "DatasetEditor"),
 });
 
+// Evaluations: pick a prompt, then its evaluators, runs, results and comparisons (state in the search).
+export const evaluationsHomeRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/evaluations",
+  validateSearch: projectOf,
+  component: EvaluationsHome,
+});
+
+export const evaluationsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/evaluations/$promptId",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & EvaluationsSearch => ({
+    ...projectOf(search),
+    ...parseEvaluationsSearch(search),
+  }),
+  component: EvaluationsPage,
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute, datasetsRoute, datasetRoute]),
+  signedInRoute.addChildren([
+    tracesRoute,
+    traceRoute,
+    promptsRoute,
+    promptRoute,
+    datasetsRoute,
+    datasetRoute,
+    evaluationsHomeRoute,
+    evaluationsRoute,
+  ]),
 ]);
 
 export const router = createRouter({ routeTree });

@@ -77,6 +77,10 @@ export function PromptEditor() {
       <p>
         <Link to="/prompts" search={{ project: projectId }}>
           ← Prompts
+        </Link>{" "}
+        ·{" "}
+        <Link to="/evaluations/$promptId" params={{ promptId }} search={{ project: projectId }}>
+          Evaluations of this prompt
         </Link>
       </p>
       <h1 id="prompt-title">{prompt.data.title}</h1>
