@@ -47,6 +47,9 @@ export function Layout() {
           <Link to="/prompts" search={project} activeOptions={{ includeSearch: false }}>
             Prompts
           </Link>
+          <Link to="/settings" search={project} activeOptions={{ includeSearch: false }}>
+            Settings
+          </Link>
         </nav>
         <label className="project">
           Project{" "}

@@ -7,6 +7,8 @@ import { Layout } from "./layout.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
 import { storedKey } from "./session.ts";
+import { parseSettingsSection, type SettingsSearch } from "./settings/sections.ts";
+import { Settings } from "./settings/settings.tsx";
 import { SignIn } from "./sign-in.tsx";
 import { parseTraceFilters, type TraceFilters } from "./traces/filters.ts";
 import { TraceDetail } from "./traces/trace-detail.tsx";
@@ -71,9 +73,20 @@ export const promptRoute = createRoute({
   component: PromptEditor,
 });
 
+// Settings: the section (projects, environments, providers, API keys, webhooks, scores) is in the URL.
+export const settingsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/settings",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & SettingsSearch => ({
+    ...projectOf(search),
+    ...parseSettingsSection(search),
+  }),
+  component: Settings,
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute]),
+  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute, settingsRoute]),
 ]);
 
 export const router = createRouter({ routeTree });
