@@ -29,13 +29,13 @@ const withKey = (key: string, path: string) =>
   fetch(`${world.baseUrl}/v2${path}`, { headers: { Authorization: `Bearer ${key}` } });
 
 describe("settings in Chromium", () => {
-  it("refuses a retention below a day with the API's message, then saves one and adds a masking rule", async () => {
+  it("refuses a retention below a day with the API's message, saves one, adds a masking rule, creates and renames a project", async () => {
     const { page, problems } = await world.newPage();
     await openSettings(page, world.keys.full);
     const retention = page.getByLabel("Retention (days");
     await retention.fill("0");
     await page.getByRole("button", { name: "Save retention" }).click();
-    await expect.poll(() => page.locator("#retention-error").textContent()).toMatch(/1/);
+    await expect.poll(() => page.locator("#retention-error").textContent()).toMatch(/Too small|>=\s*1|at least 1/i);
     expect((await world.api("GET", `/projects/${world.projectId}`)).retentionDays).toBeNull();
 
     await retention.fill("30");
@@ -59,6 +59,20 @@ describe("settings in Chromium", () => {
     expect(new URL(page.url()).searchParams.get("section")).toBeNull();
     await expectAccessible(page, "settings, projects");
     await shot(page, "settings");
+
+    await page.getByLabel("New project title").fill("Billing bot");
+    await page.getByRole("button", { name: "Create project" }).click();
+    const projects = page.getByRole("table", { name: "Projects" });
+    await projects.getByRole("link", { name: "Billing bot" }).click();
+    await page.getByRole("heading", { name: "Project “Billing bot”" }).waitFor();
+    await page.getByLabel("Title", { exact: true }).fill("Billing assistant");
+    await page.getByRole("button", { name: "Rename" }).click();
+    await projects.getByRole("link", { name: "Billing assistant" }).waitFor();
+    const { projects: stored } = await world.api("GET", "/projects");
+    expect(stored.map((project: { title: string }) => project.title).sort()).toEqual([
+      "Billing assistant",
+      "Support assistant",
+    ]);
     expect(problems).toEqual([]);
     await page.context().close();
   });

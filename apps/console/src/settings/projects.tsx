@@ -98,9 +98,17 @@ function ProjectSettings({ project }: { project: Schemas["Project"] }) {
   const [saved, setSaved] = useState("");
 
   // A refusal is shown next to its field, from update.error.
-  function save(body: Schemas["UpdateProjectRequest"], done: string) {
+  function save(body: Schemas["UpdateProjectRequest"], done: string, then?: () => void) {
     setSaved("");
-    update.mutate({ params: { path: { projectId: project.id } }, body }, { onSuccess: () => setSaved(done) });
+    update.mutate(
+      { params: { path: { projectId: project.id } }, body },
+      {
+        onSuccess: () => {
+          setSaved(done);
+          then?.();
+        },
+      },
+    );
   }
   const onSubmit = (action: () => void) => (event: FormEvent) => {
     event.preventDefault();
@@ -120,6 +128,7 @@ function ProjectSettings({ project }: { project: Schemas["Project"] }) {
         ],
       },
       "Masking rule added.",
+      () => setRule({ detector: "email" }),
     );
 
   return (

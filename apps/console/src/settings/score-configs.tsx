@@ -2,32 +2,10 @@ import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
 import { $api, errorMessage, type Schemas } from "../api.ts";
 import { useWorkspace } from "../layout.tsx";
+import { describeRule, ruleFromForm } from "./score-rules.ts";
 import { ReadRefused, useSettingsAccess } from "./settings.tsx";
 
 type ScoreRule = Schemas["ScoreRule"];
-
-/** How a rule reads in the list: `0 – 1`, `good, bad`, `true / false`. */
-export function describeRule(rule: ScoreRule): string {
-  if (rule.type === "categorical") return rule.categories.join(", ");
-  if (rule.type === "boolean") return "true / false";
-  return `${rule.min ?? "−∞"} – ${rule.max ?? "∞"}`;
-}
-
-/** The rule the form's fields mean; an empty bound is open, categories are comma-separated. */
-export function ruleFromForm(type: ScoreRule["type"], min: string, max: string, categories: string): ScoreRule {
-  if (type === "boolean") return { type };
-  if (type === "categorical") {
-    return {
-      type,
-      categories: categories
-        .split(",")
-        .map((category) => category.trim())
-        .filter(Boolean),
-    };
-  }
-  const bound = (text: string) => (text.trim() === "" ? null : Number(text));
-  return { type, min: bound(min), max: bound(max) };
-}
 
 /** The project's score configs: which values each score name accepts. */
 export function ScoreConfigs() {
