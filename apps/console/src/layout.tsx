@@ -53,6 +53,9 @@ export function Layout() {
           <Link to="/evaluations" search={project} activeOptions={{ includeSearch: false }}>
             Evaluations
           </Link>
+          <Link to="/settings" search={project} activeOptions={{ includeSearch: false }}>
+            Settings
+          </Link>
         </nav>
         <label className="project">
           Project{" "}

@@ -17,6 +17,8 @@ import { Layout } from "./layout.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
 import { storedKey } from "./session.ts";
+import { parseSettingsSection, type SettingsSearch } from "./settings/sections.ts";
+import { Settings } from "./settings/settings.tsx";
 import { SignIn } from "./sign-in.tsx";
 import { parseTraceFilters, type TraceFilters } from "./traces/filters.ts";
 import { TraceDetail } from "./traces/trace-detail.tsx";
@@ -114,6 +116,17 @@ export const evaluationsRoute = createRoute({
   component: EvaluationsPage,
 });
 
+// Settings: the section (projects, environments, providers, API keys, webhooks, scores) is in the URL.
+export const settingsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/settings",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & SettingsSearch => ({
+    ...projectOf(search),
+    ...parseSettingsSection(search),
+  }),
+  component: Settings,
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   signedInRoute.addChildren([
@@ -125,6 +138,7 @@ const routeTree = rootRoute.addChildren([
     datasetRoute,
     evaluationsHomeRoute,
     evaluationsRoute,
+    settingsRoute,
   ]),
 ]);
 

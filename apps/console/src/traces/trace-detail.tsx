@@ -8,6 +8,7 @@ import { formatCost, formatLatency, formatTime, formatTokens } from "../format.t
 import { useWorkspace } from "../layout.tsx";
 import { traceRoute } from "../router.tsx";
 import { Json, Messages } from "./content-view.tsx";
+import { Scores } from "./scores.tsx";
 import { readableContent } from "./span-content.ts";
 import { spanTree } from "./span-tree.ts";
 
@@ -107,6 +108,7 @@ export function TraceDetail() {
           </>
         )}
       </dl>
+      <Scores traceId={t.id} />
       <div className="split">
         <nav className="tree" aria-label="Span tree" ref={scroller}>
           <ul style={{ height: virtualizer.getTotalSize(), position: "relative" }}>
@@ -207,6 +209,7 @@ function SpanPanel({ span, raw }: { span: Span; raw: boolean }) {
           <p>{span.tags.join(", ")}</p>
         </>
       )}
+      <Scores traceId={span.logTraceId} spanId={span.id} />
       {Object.keys(span.events ?? {}).length > 0 && (
         <>
           <h3>Events</h3>
