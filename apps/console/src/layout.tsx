@@ -47,6 +47,12 @@ export function Layout() {
           <Link to="/prompts" search={project} activeOptions={{ includeSearch: false }}>
             Prompts
           </Link>
+          <Link to="/overview" search={project} activeOptions={{ includeSearch: false }}>
+            Overview
+          </Link>
+          <Link to="/sessions" search={project} activeOptions={{ includeSearch: false }}>
+            Sessions
+          </Link>
         </nav>
         <label className="project">
           Project{" "}

@@ -4,9 +4,14 @@
  */
 import { createRootRoute, createRoute, createRouter, Outlet, redirect } from "@tanstack/react-router";
 import { Layout } from "./layout.tsx";
+import { type OverviewSearch, parseOverviewSearch } from "./overview/metrics.ts";
+import { Overview } from "./overview/overview.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
 import { storedKey } from "./session.ts";
+import { SessionList } from "./sessions/session-list.tsx";
+import { SessionView } from "./sessions/session-view.tsx";
+import { parseSessionsSearch, type SessionsSearch } from "./sessions/sessions.ts";
 import { SignIn } from "./sign-in.tsx";
 import { parseTraceFilters, type TraceFilters } from "./traces/filters.ts";
 import { TraceDetail } from "./traces/trace-detail.tsx";
@@ -71,9 +76,36 @@ export const promptRoute = createRoute({
   component: PromptEditor,
 });
 
+// Overview, sessions and users (issue 19 screens 2 and 6).
+export const overviewRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/overview",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & OverviewSearch => ({
+    ...projectOf(search),
+    ...parseOverviewSearch(search),
+  }),
+  component: Overview,
+});
+export const sessionsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/sessions",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & SessionsSearch => ({
+    ...projectOf(search),
+    ...parseSessionsSearch(search),
+  }),
+  component: SessionList,
+});
+export const sessionRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/sessions/$sessionId",
+  validateSearch: projectOf,
+  component: SessionView,
+});
+const overviewRoutes = [overviewRoute, sessionsRoute, sessionRoute];
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
-  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute]),
+  signedInRoute.addChildren([tracesRoute, traceRoute, promptsRoute, promptRoute, ...overviewRoutes]),
 ]);
 
 export const router = createRouter({ routeTree });

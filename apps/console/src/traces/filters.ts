@@ -17,6 +17,8 @@ export interface TraceFilters {
   name?: string;
   /** Exact session id. */
   session?: string;
+  /** Exact end-user id. */
+  user?: string;
   /** Traces carrying this tag. */
   tag?: string;
 }
@@ -36,6 +38,7 @@ export function parseTraceFilters(search: Record<string, unknown>): TraceFilters
     status,
     name: text(search.name),
     session: text(search.session),
+    user: text(search.user),
     tag: text(search.tag),
   };
   return Object.fromEntries(Object.entries(filters).filter(([, value]) => value !== undefined)) as TraceFilters;
@@ -49,6 +52,7 @@ export function traceSearchBody(projectId: string, filters: TraceFilters): Schem
   if (filters.status !== undefined) body.status = filters.status;
   if (filters.name !== undefined) body.name = filters.name;
   if (filters.session !== undefined) body.sessionId = filters.session;
+  if (filters.user !== undefined) body.userId = filters.user;
   if (filters.tag !== undefined) body.filters = [{ column: "tags", operator: "contains", value: filters.tag }];
   return body;
 }

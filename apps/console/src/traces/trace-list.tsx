@@ -54,6 +54,7 @@ export function TraceList() {
     const next: TraceFilters = {
       name: text("name"),
       session: text("session"),
+      user: text("user"),
       tag: text("tag"),
       status: STATUSES.find((status) => status === form.get("status")),
       from: range > 0 ? Date.now() - range : undefined,
@@ -72,6 +73,9 @@ export function TraceList() {
         </label>
         <label>
           Session <input name="session" defaultValue={filters.session ?? ""} />
+        </label>
+        <label>
+          User <input name="user" defaultValue={filters.user ?? ""} />
         </label>
         <label>
           Tag <input name="tag" defaultValue={filters.tag ?? ""} />
