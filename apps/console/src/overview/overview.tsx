@@ -1,4 +1,4 @@
-import { Link, useNavigate } from "@tanstack/react-router";
+import { useNavigate } from "@tanstack/react-router";
 import { lazy, type ReactNode, Suspense } from "react";
 import { $api, errorMessage } from "../api.ts";
 import { formatCost, formatTime, formatTokens } from "../format.ts";
@@ -205,9 +205,6 @@ export function Overview() {
         <span className="hint">
           {formatTime(window.from)} – {formatTime(window.to)} UTC, by {window.bucket}
         </span>
-        <Link to="/sessions" search={{ project: projectId }}>
-          Sessions and users
-        </Link>
       </div>
       {failed && (
         <p role="alert" className="error">
@@ -219,7 +216,7 @@ export function Overview() {
       ) : (
         spans.data &&
         traces.data && (
-          <>
+          <div className="overview-body">
             <Totals spans={spanTotals} traces={traceTotals} caption={`Totals, ${windowLabel.toLowerCase()}`} />
             <div className="charts">
               <ChartFigure
@@ -262,7 +259,7 @@ export function Overview() {
                 format={count}
               />
             </div>
-          </>
+          </div>
         )
       )}
       <h2>By {GROUPS.find((candidate) => candidate.id === group)?.label.toLowerCase()}</h2>

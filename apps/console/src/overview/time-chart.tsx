@@ -12,6 +12,13 @@ import type { ChartData } from "./metrics.ts";
 const HEIGHT = 180;
 const COLORS = ["#0550ae", "#bc4c00", "#1a7f37", "#a40e26", "#8250df", "#6e4c00", "#bf3989", "#57606a"];
 
+const utcTick = (seconds: number, index: number, ticks: number[]) => {
+  const iso = new Date(seconds * 1000).toISOString();
+  const previous = index > 0 ? new Date((ticks[index - 1] as number) * 1000).toISOString() : "";
+  const time = iso.slice(11, 16);
+  return previous.slice(0, 10) === iso.slice(0, 10) ? time : `${time}\n${iso.slice(5, 10)}`;
+};
+
 export interface TimeChartProps {
   data: ChartData;
   format: (value: number) => string;
@@ -40,7 +47,11 @@ export default function TimeChart({ data, format }: TimeChartProps) {
           value: (_plot: uPlot, value: number | null) => (value === null ? "–" : format(value)),
         })),
       ],
-      axes: [{}, { size: 70, values: (_plot, values) => values.map((value) => format(value)) }],
+      // UTC in the console's 24-hour form, the date only on a day's first tick.
+      axes: [
+        { values: (_plot, ticks) => ticks.map(utcTick), space: 60 },
+        { size: 70, values: (_plot, values) => values.map((value) => format(value)) },
+      ],
     };
     const plot = new uPlot(options, [data.x, ...data.series.map((series) => series.values)], element);
     const observer = new ResizeObserver(() => plot.setSize({ width: element.clientWidth, height: HEIGHT }));

@@ -7,44 +7,42 @@ import { sessionRoute } from "../router.tsx";
 import { Messages } from "../traces/content-view.tsx";
 import { conversation } from "./sessions.ts";
 
-const PAGE_SIZE = 50;
+// A page of turns costs a span search per trace: keep it short.
+const PAGE_SIZE = 20;
 type Span = Schemas["LogSpan"];
 
 /**
- * One page of the session's turns: its traces, oldest first, and the Model spans of the session that started
- * while they ran (one span search for the page instead of one per trace).
+ * A trace's Model spans, enough for its turn: the first page in start order, and when there are more, the last
+ * one (the answer) too. Spans carry their own `sessionId`, which writers may leave out, so they are found by trace.
  */
+async function modelSpans(projectId: string, logTraceId: string): Promise<Span[]> {
+  const search = (sort: "startedAt:asc" | "startedAt:desc", limit: number) =>
+    fetchClient.POST("/logs/spans", {
+      body: {
+        projectId,
+        logTraceId,
+        filters: [{ column: "contentType", operator: "in", value: ["Model", "ModelStream"] }],
+        sort,
+        limit,
+      },
+    });
+  const first = await search("startedAt:asc", 200);
+  if (!first.data) throw new Error(errorMessage(first.error));
+  if (!first.data.pagination.hasMore) return first.data.spans;
+  const last = await search("startedAt:desc", 1);
+  if (!last.data) throw new Error(errorMessage(last.error));
+  return [...first.data.spans, ...last.data.spans];
+}
+
+/** One page of the session's turns: its traces, oldest first, each with its Model spans. */
 async function turnsPage(projectId: string, sessionId: string, cursor: string | undefined) {
   const reply = await fetchClient.GET("/projects/{projectId}/sessions/{sessionId}/traces", {
     params: { path: { projectId, sessionId }, query: { limit: PAGE_SIZE, ...(cursor && { cursor }) } },
   });
   if (!reply.data) throw new Error(errorMessage(reply.error));
   const { traces, pagination } = reply.data;
-  const spans: Span[] = [];
-  const first = traces[0];
-  const last = traces.at(-1);
-  let spanCursor: string | undefined;
-  if (first && last) {
-    do {
-      const page = await fetchClient.POST("/logs/spans", {
-        body: {
-          projectId,
-          sessionId,
-          startedAfter: first.startedAt,
-          // The last page takes every later span: a turn still running may add one.
-          ...(pagination.hasMore && { startedBefore: last.endedAt }),
-          filters: [{ column: "contentType", operator: "in", value: ["Model", "ModelStream"] }],
-          sort: "startedAt:asc",
-          limit: 200,
-          ...(spanCursor && { cursor: spanCursor }),
-        },
-      });
-      if (!page.data) throw new Error(errorMessage(page.error));
-      spans.push(...page.data.spans);
-      spanCursor = page.data.pagination.nextCursor ?? undefined;
-    } while (spanCursor);
-  }
-  return { turns: conversation(traces, spans), nextCursor: pagination.nextCursor ?? undefined };
+  const spans = await Promise.all(traces.map((trace) => modelSpans(projectId, trace.id)));
+  return { turns: conversation(traces, spans.flat()), nextCursor: pagination.nextCursor ?? undefined };
 }
 
 /** A session read as a conversation: for each trace, the user's message and the answer, with its numbers. */
