@@ -10,6 +10,7 @@ import {
   metricsWindow,
   overviewRequests,
   parseOverviewSearch,
+  sameWindowCharts,
   WINDOWS,
 } from "./metrics.ts";
 
@@ -97,6 +98,14 @@ describe("metrics to chart series", () => {
     const chart = groupChart(answer, "cost", label, 1);
     expect(chart.series).toEqual([{ label: "gpt-4o", values: [0.1, 0, 0.2, 0] }]);
     expect(groupChart(answer, "cost", label).series.map((series) => series.label)).toEqual(["gpt-4o", "(none)"]);
+  });
+
+  it("puts two answers of the same window on one chart", () => {
+    const traces = measureChart(answer, [{ measure: "cost", label: "A" }]);
+    const spans = measureChart(answer, [{ measure: "latencyP95", label: "B" }]);
+    const both = sameWindowCharts(traces, spans);
+    expect(both.x).toEqual(traces.x);
+    expect(both.series.map((series) => series.label)).toEqual(["A", "B"]);
   });
 
   it("has no points for an empty answer but still every bucket on the x axis", () => {

@@ -146,6 +146,12 @@ export function measureChart(metrics: Metrics, measures: readonly { measure: Mea
   };
 }
 
+/** The series of two answers over the same window on one chart (trace and span measures are asked apart). */
+export const sameWindowCharts = (first: ChartData, second: ChartData): ChartData => ({
+  x: first.x,
+  series: [...first.series, ...second.series],
+});
+
 /** One measure split by group, the largest `limit` groups (the API lists the largest first). */
 export function groupChart(metrics: Metrics, measure: Measure, labelOf: (key: GroupKey) => string, limit = 8) {
   return {

@@ -15,6 +15,7 @@ import {
   measureChart,
   metricsWindow,
   overviewRequests,
+  sameWindowCharts,
   WINDOWS,
   type WindowId,
 } from "./metrics.ts";
@@ -157,8 +158,8 @@ export function Overview() {
   const navigate = useNavigate();
   const windowId: WindowId = search.window ?? "24h";
   const group: GroupId = search.group ?? "model";
-  const window = metricsWindow(windowId, Date.now());
-  const requests = overviewRequests(projectId as string, window, group);
+  const range = metricsWindow(windowId, Date.now());
+  const requests = overviewRequests(projectId as string, range, group);
 
   const spans = $api.useQuery("post", "/logs/metrics", { body: requests.spans });
   const traces = $api.useQuery("post", "/logs/metrics", { body: requests.traces });
@@ -203,7 +204,7 @@ export function Overview() {
           </select>
         </label>
         <span className="hint">
-          {formatTime(window.from)} – {formatTime(window.to)} UTC, by {window.bucket}
+          {formatTime(range.from)} – {formatTime(range.to)} UTC, by {range.bucket}
         </span>
       </div>
       {failed && (
@@ -249,13 +250,10 @@ export function Overview() {
               />
               <ChartFigure
                 title="Traces and spans"
-                data={{
-                  x: measureChart(traces.data, []).x,
-                  series: [
-                    ...measureChart(traces.data, [{ measure: "traceCount", label: "Traces" }]).series,
-                    ...measureChart(spans.data, [{ measure: "spanCount", label: "Spans" }]).series,
-                  ],
-                }}
+                data={sameWindowCharts(
+                  measureChart(traces.data, [{ measure: "traceCount", label: "Traces" }]),
+                  measureChart(spans.data, [{ measure: "spanCount", label: "Spans" }]),
+                )}
                 format={count}
               />
             </div>
