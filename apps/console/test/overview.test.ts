@@ -276,7 +276,9 @@ describe("sessions and users", () => {
     const { page, problems } = await world.newPage();
     await signIn(world, page, world.keys.readOnly);
     await page.goto(`${world.baseUrl}/sessions?project=${world.projectId}`);
-    await page.getByRole("link", { name: "conv-ada" }).click();
+    // By keyboard: the session's row is a link.
+    await page.getByRole("link", { name: "conv-ada" }).focus();
+    await page.keyboard.press("Enter");
     await page.getByRole("heading", { name: "Session conv-ada" }).waitFor();
     const conversation = page.getByRole("list", { name: "Conversation" });
     await expect.poll(() => conversation.locator("> li").count()).toBe(3);
