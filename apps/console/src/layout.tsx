@@ -53,6 +53,12 @@ export function Layout() {
           <Link to="/evaluations" search={project} activeOptions={{ includeSearch: false }}>
             Evaluations
           </Link>
+          <Link to="/overview" search={project} activeOptions={{ includeSearch: false }}>
+            Overview
+          </Link>
+          <Link to="/sessions" search={project} activeOptions={{ includeSearch: false }}>
+            Sessions
+          </Link>
           <Link to="/settings" search={project} activeOptions={{ includeSearch: false }}>
             Settings
           </Link>

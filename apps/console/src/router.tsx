@@ -14,9 +14,14 @@ import { EvaluationsPage } from "./evaluations/evaluations-page.tsx";
 import { EvaluationsHome } from "./evaluations/prompt-picker.tsx";
 import { type EvaluationsSearch, parseEvaluationsSearch } from "./evaluations/view.ts";
 import { Layout } from "./layout.tsx";
+import { type OverviewSearch, parseOverviewSearch } from "./overview/metrics.ts";
+import { Overview } from "./overview/overview.tsx";
 import { PromptEditor } from "./prompts/prompt-editor.tsx";
 import { PromptList } from "./prompts/prompt-list.tsx";
 import { storedKey } from "./session.ts";
+import { SessionList } from "./sessions/session-list.tsx";
+import { SessionView } from "./sessions/session-view.tsx";
+import { parseSessionsSearch, type SessionsSearch } from "./sessions/sessions.ts";
 import { parseSettingsSection, type SettingsSearch } from "./settings/sections.ts";
 import { Settings } from "./settings/settings.tsx";
 import { SignIn } from "./sign-in.tsx";
@@ -127,6 +132,32 @@ export const settingsRoute = createRoute({
   component: Settings,
 });
 
+// Overview, sessions and users.
+export const overviewRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/overview",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & OverviewSearch => ({
+    ...projectOf(search),
+    ...parseOverviewSearch(search),
+  }),
+  component: Overview,
+});
+export const sessionsRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/sessions",
+  validateSearch: (search: Record<string, unknown>): ProjectSearch & SessionsSearch => ({
+    ...projectOf(search),
+    ...parseSessionsSearch(search),
+  }),
+  component: SessionList,
+});
+export const sessionRoute = createRoute({
+  getParentRoute: () => signedInRoute,
+  path: "/sessions/$sessionId",
+  validateSearch: projectOf,
+  component: SessionView,
+});
+
 const routeTree = rootRoute.addChildren([
   signInRoute,
   signedInRoute.addChildren([
@@ -138,6 +169,9 @@ const routeTree = rootRoute.addChildren([
     datasetRoute,
     evaluationsHomeRoute,
     evaluationsRoute,
+    overviewRoute,
+    sessionsRoute,
+    sessionRoute,
     settingsRoute,
   ]),
 ]);

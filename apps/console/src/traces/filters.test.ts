@@ -4,8 +4,15 @@ import { parseAttributeFilter, parseScoreFilter, parseTraceFilters, traceSearchB
 describe("trace filters", () => {
   it("reads the URL's filters, trimming text and dropping malformed values", () => {
     expect(
-      parseTraceFilters({ from: "1732190400000", to: 1732276800000, status: "failure", name: " checkout ", tag: "" }),
-    ).toEqual({ from: 1732190400000, to: 1732276800000, status: "failure", name: "checkout" });
+      parseTraceFilters({
+        from: "1732190400000",
+        to: 1732276800000,
+        status: "failure",
+        name: " checkout ",
+        tag: "",
+        user: " u-1 ",
+      }),
+    ).toEqual({ from: 1732190400000, to: 1732276800000, status: "failure", name: "checkout", user: "u-1" });
     expect(parseTraceFilters({ from: "yesterday", to: -1, status: "broken", session: "   " })).toEqual({});
   });
 
@@ -20,6 +27,7 @@ describe("trace filters", () => {
         status: "success",
         name: "chat",
         session: "s-1",
+        user: "user-7",
         tag: "beta",
       }),
     ).toEqual({
@@ -29,6 +37,7 @@ describe("trace filters", () => {
       status: "success",
       name: "chat",
       sessionId: "s-1",
+      userId: "user-7",
       filters: [{ column: "tags", operator: "contains", value: "beta" }],
     });
   });
