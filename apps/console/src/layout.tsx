@@ -13,6 +13,10 @@ export interface Workspace {
 const WorkspaceContext = createContext<Workspace>({ projectId: undefined, canEdit: false });
 export const useWorkspace = () => useContext(WorkspaceContext);
 
+/** The screens a project switch stays on: the section's own list (an opened prompt or dataset is the old project's). */
+const SECTIONS = ["/prompts", "/datasets", "/evaluations", "/overview", "/sessions", "/settings"] as const;
+const sectionOf = (pathname: string) => SECTIONS.find((section) => pathname.startsWith(section)) ?? "/";
+
 /** The frame of every signed-in screen: navigation, project, the key's role, sign-out. */
 export function Layout() {
   const navigate = useNavigate();
@@ -69,7 +73,7 @@ export function Layout() {
             value={projectId ?? ""}
             onChange={(event) =>
               void navigate({
-                to: location.pathname.startsWith("/prompts") ? "/prompts" : "/",
+                to: sectionOf(location.pathname),
                 search: { project: event.target.value },
               })
             }
