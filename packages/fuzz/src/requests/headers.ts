@@ -1,6 +1,7 @@
 /**
  * Mutations of the headers every operation shares: the key in malformed forms, request ids the server must not
- * echo, an Accept it cannot serve, a Content-Encoding the body does not have.
+ * echo, an Accept it cannot serve, a Content-Encoding the body does not have; and exportOtelTraces' project
+ * header (other operations ignore it): another project, none that exists, malformed.
  */
 import * as fc from "fast-check";
 import type { World } from "../world.ts";
@@ -34,6 +35,15 @@ export function headerMutations(world: World): fc.Arbitrary<HeaderMutation[]> {
     Accept: ["text/html", "application/xml", "*/*;q=0", "application/json;q=0"],
     "Content-Encoding": ["gzip", "br", "identity, gzip"],
     "Accept-Encoding": ["gzip", "*;q=0"],
+    "x-pharos-project-id": [
+      "",
+      world.ids.projectId ?? "",
+      "project_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+      "not-a-project",
+      `${world.ids.projectId ?? ""},${world.ids.projectId ?? ""}`,
+      "x".repeat(4000),
+      "é",
+    ],
   };
   const mutation = fc.oneof(
     ...Object.entries(values).map(([name, options]) =>
