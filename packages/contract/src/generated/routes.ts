@@ -1159,7 +1159,7 @@ export const UpdateProjectRequestSchema = z
       .exactOptional()
       .openapi({
         description:
-          "Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR and nothing changes. Rules apply to log writes from then on; logs already stored are not rewritten.",
+          "Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR naming it (`maskingRules.<index>.pattern`) and nothing changes. A `regex` rule is also refused when it runs too long: when its RE2 program has more than 692 instructions (twice the largest built-in detector's; `\\w{1000}` has 1002), or when masking the probe texts (8,000 characters each of one letter, one digit, spaces, random printable ASCII, non-ASCII letters, and text full of e-mail addresses, phone, card and key numbers) with it takes more than 5 times what the `apiKey` detector, the costliest built-in, takes on them, timed side by side when saved (best of 3). The timing makes a save with custom rules take up to about a second per rule. Rules apply to log writes from then on; logs already stored are not rewritten.",
       }),
     retentionDays: z
       .int()
