@@ -6513,17 +6513,17 @@ export type components = {
          */
         LogMetricBucket: "minute" | "hour" | "day";
         /**
-         * @description A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value.
+         * @description A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value. `scoreCount` and `scoreAverage` are over the numeric and boolean scores (by their `createdAt`; a boolean counts 1 for true, 0 for false; categorical scores are not counted): how many, and their mean value (`null` where none was counted). They are asked together or alone, grouped by `scoreName` (averaging different scores together means nothing: a query without it is 400), with no span or trace measure, dimension or filter.
          * @example latencyP95
          * @enum {string}
          */
-        LogMetricName: "traceCount" | "spanCount" | "errorRate" | "cost" | "inputTokens" | "outputTokens" | "latencyP50" | "latencyP90" | "latencyP95" | "latencyP99";
+        LogMetricName: "traceCount" | "spanCount" | "errorRate" | "cost" | "inputTokens" | "outputTokens" | "latencyP50" | "latencyP90" | "latencyP95" | "latencyP99" | "scoreCount" | "scoreAverage";
         /**
-         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400.
+         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it).
          * @example model
          * @enum {string}
          */
-        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName";
+        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName" | "scoreName";
         /**
          * @description A metrics query over one project and a time window. `from` is rounded down and `to` up to the bucket boundaries; the rounded window `[from, to)` must hold at least one and at most 1,440 buckets. The flat fields and `filters` narrow the rows counted; all are ANDed.
          * @example {
@@ -6577,9 +6577,10 @@ export type components = {
             deploymentEnvironmentId?: string | null;
             contentType?: string | null;
             traceName?: string | null;
+            scoreName?: string | null;
         };
         /**
-         * @description The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted.
+         * @description The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted, `scoreAverage` where no score was.
          * @example {
          *       "spanCount": 1200,
          *       "cost": 0.84,
@@ -6597,6 +6598,8 @@ export type components = {
             latencyP90?: number | null;
             latencyP95?: number | null;
             latencyP99?: number | null;
+            scoreCount?: number;
+            scoreAverage?: number | null;
         };
         /**
          * @description One bucket of a group's series.
