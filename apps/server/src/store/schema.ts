@@ -283,6 +283,15 @@ export interface Database {
     traceName: string;
     traceCount: number;
   };
+  /** Numeric and boolean scores per project, UTC bucket of their createdAt and name (ADR 0017; migration 0020). */
+  scoreRollups: {
+    projectId: string;
+    bucketSize: "minute" | "hour" | "day";
+    bucketStart: number;
+    scoreName: string;
+    scoreCount: number;
+    scoreSum: number;
+  };
   /** A workspace's LLM provider record; `credentials` is sealed (secrets/secret-box.ts), never stored in clear. */
   providers: {
     id: string;

@@ -1,9 +1,12 @@
 /**
- * `pnpm pharos worker`: a process that only executes evaluation runs, beside servers started with
- * PHAROS_WORKER=off (or as well as their embedded workers). Run any number of them against one PostgreSQL
- * database; SQLite has the server's embedded worker instead. SIGTERM/SIGINT: stop claiming, finish or give
- * back the rows in flight and exit 0, within the grace period (PHAROS_SHUTDOWN_GRACE_MS); past it, exit
- * EXIT_UNCLEAN whatever is still pending (shutdown.ts).
+ * `pnpm pharos worker`: a process without HTTP that executes evaluation runs, delivers webhooks (ADR 0011) and
+ * sweeps expired logs (ADR 0019), beside servers started with PHAROS_WORKER=off (or as well as their embedded
+ * loops). The servers keep their own deliverer and sweeper: both claim their rows with `FOR UPDATE SKIP LOCKED`,
+ * so any number of processes share the work, and a deployment of workers only still delivers and expires. Run
+ * any number of them against one PostgreSQL database; SQLite has the server's embedded loops instead.
+ * SIGTERM/SIGINT: stop claiming, finish or give back the rows and deliveries in flight, finish the retention
+ * batch in progress and exit 0, within the grace period (PHAROS_SHUTDOWN_GRACE_MS); past it, exit EXIT_UNCLEAN
+ * whatever is still pending (shutdown.ts).
  */
 import { parseArgs } from "node:util";
 import { ConfigError, describeError, loadServerConfig, REPO_ROOT, redactDatabaseUrl } from "../config.ts";
@@ -13,11 +16,15 @@ import { configuredSecretKey } from "../secrets/secret-key.ts";
 import { exitAfter, processLog, workGrace } from "../shutdown.ts";
 import { openStore } from "../store/open-store.ts";
 import { EvaluationWorker } from "./evaluation-worker.ts";
+import { RetentionSweeper } from "./retention-sweeper.ts";
+import { WebhookDeliverer } from "./webhook-deliverer.ts";
 
 export const WORKER_USAGE = `Usage: pharos worker [--concurrency <n>]
-  Execute evaluation runs from the PostgreSQL database DATABASE_URL names, until SIGTERM or SIGINT.
+  Execute evaluation runs, deliver webhooks and delete expired logs (projects' retentionDays) in the
+  PostgreSQL database DATABASE_URL names, until SIGTERM or SIGINT.
   --concurrency <n>   rows evaluated at once (default PHAROS_EVALUATION_CONCURRENCY, else 5)
-  Needs PHAROS_SECRET_KEY (the servers' key); reads PHAROS_PROVIDER_TIMEOUT_MS, PHAROS_PROVIDER_MAX_RETRIES, LOG_LEVEL.
+  Needs PHAROS_SECRET_KEY (the servers' key); reads PHAROS_PROVIDER_TIMEOUT_MS, PHAROS_PROVIDER_MAX_RETRIES,
+  PHAROS_WEBHOOK_TIMEOUT_MS, PHAROS_WEBHOOKS_ALLOW_PRIVATE, LOG_LEVEL.
 `;
 
 interface Io {
@@ -69,6 +76,8 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
   const { logger } = log;
   const store = openStore(config.databaseUrl);
   let worker: EvaluationWorker;
+  let deliverer: WebhookDeliverer;
+  let sweeper: RetentionSweeper;
   try {
     await store.migrate();
     const secrets = createSecretBox(configuredSecretKey(config, `${REPO_ROOT}/data`));
@@ -83,6 +92,8 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
       // Outbound calls of `api` dataset columns follow the webhook settings (private addresses, timeout).
       api: config.webhooks,
     });
+    deliverer = new WebhookDeliverer({ store, secrets, logger, now: Date.now, ...config.webhooks });
+    sweeper = new RetentionSweeper({ store, logger, now: Date.now });
   } catch (error) {
     await store.close().catch(() => {});
     io.stderr(`pharos worker: cannot start on ${redactDatabaseUrl(config.databaseUrl)}: ${describeError(error)}\n`);
@@ -94,25 +105,36 @@ export async function runWorkerCommand(args: readonly string[], io: Io): Promise
     process.once("SIGINT", () => resolve("SIGINT"));
   });
   worker.start();
+  deliverer.start();
+  sweeper.start();
   logger.info(
     {
       workerId: worker.id,
+      delivererId: deliverer.id,
       concurrency: config.evaluations.concurrency,
       database: redactDatabaseUrl(config.databaseUrl),
     },
-    `Pharos worker ${worker.id} is executing evaluation runs`,
+    `Pharos worker ${worker.id} is executing evaluation runs, delivering webhooks and deleting expired logs`,
   );
   const signal = await stopSignal;
-  logger.info({ signal }, `${signal}: stopping — no new rows; rows in flight finish or are given back`);
-  return exitAfter(log, config.shutdownGraceMs, async (track) => {
-    await track("evaluation rows in flight", worker.stop(workGrace(config.shutdownGraceMs)));
+  logger.info({ signal }, `${signal}: stopping — no new rows or deliveries; those in flight finish or are given back`);
+  const graceMs = config.shutdownGraceMs;
+  return exitAfter(log, graceMs, async (track) => {
+    await Promise.all([
+      track("evaluation rows in flight", worker.stop(workGrace(graceMs))),
+      track("webhook deliveries in flight", deliverer.stop(workGrace(graceMs))),
+      track("the retention batch in progress", sweeper.stop()),
+    ]);
     try {
       await track("the database close", store.close());
     } catch (error) {
       logger.error({ err: error }, "closing the database failed");
       return false;
     }
-    logger.info({ recordedRows: worker.recordedRows }, `Stopped after recording ${worker.recordedRows} rows`);
+    logger.info(
+      { recordedRows: worker.recordedRows, attemptedDeliveries: deliverer.attempted },
+      `Stopped after recording ${worker.recordedRows} rows and attempting ${deliverer.attempted} deliveries`,
+    );
     return true;
   });
 }

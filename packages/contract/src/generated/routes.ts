@@ -1159,7 +1159,7 @@ export const UpdateProjectRequestSchema = z
       .exactOptional()
       .openapi({
         description:
-          "Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR and nothing changes. Rules apply to log writes from then on; logs already stored are not rewritten.",
+          "Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR naming it (`maskingRules.<index>.pattern`) and nothing changes. A `regex` rule is also refused when it runs too long: when its RE2 program has more than 692 instructions (twice the largest built-in detector's; `\\w{1000}` has 1002), or when masking the probe texts (8,000 characters each of one letter, one digit, spaces, random printable ASCII, non-ASCII letters, and text full of e-mail addresses, phone, card and key numbers) with it takes more than 5 times what the `apiKey` detector, the costliest built-in, takes on them, timed side by side when saved (best of 3). The timing makes a save with custom rules take up to about a second per rule. Rules apply to log writes from then on; logs already stored are not rewritten.",
       }),
     retentionDays: z
       .int()
@@ -6718,10 +6718,12 @@ export const LogMetricNameSchema = z
     'latencyP90',
     'latencyP95',
     'latencyP99',
+    'scoreCount',
+    'scoreAverage',
   ])
   .openapi({
     description:
-      "A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value.",
+      "A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value. `scoreCount` and `scoreAverage` are over the numeric and boolean scores (by their `createdAt`; a boolean counts 1 for true, 0 for false; categorical scores are not counted): how many, and their mean value (`null` where none was counted). They are asked together or alone, grouped by `scoreName` (averaging different scores together means nothing: a query without it is 400), with no span or trace measure, dimension or filter.",
     examples: ['latencyP95'],
   })
   .openapi('LogMetricName')
@@ -6729,10 +6731,18 @@ export const LogMetricNameSchema = z
 export type LogMetricName = z.infer<typeof LogMetricNameSchema>
 
 export const LogMetricDimensionSchema = z
-  .enum(['model', 'provider', 'promptId', 'deploymentEnvironmentId', 'contentType', 'traceName'])
+  .enum([
+    'model',
+    'provider',
+    'promptId',
+    'deploymentEnvironmentId',
+    'contentType',
+    'traceName',
+    'scoreName',
+  ])
   .openapi({
     description:
-      "What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400.",
+      "What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it).",
     examples: ['model'],
   })
   .openapi('LogMetricDimension')
@@ -6823,6 +6833,7 @@ export const LogMetricGroupKeySchema = z
     deploymentEnvironmentId: z.string().max(80).nullable().exactOptional(),
     contentType: z.string().max(256).nullable().exactOptional(),
     traceName: z.string().max(256).nullable().exactOptional(),
+    scoreName: z.string().max(200).nullable().exactOptional(),
   })
   .openapi({
     description:
@@ -6845,10 +6856,12 @@ export const LogMetricValuesSchema = z
     latencyP90: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
     latencyP95: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
     latencyP99: z.union([z.number().min(0), z.null().nullable()]).exactOptional(),
+    scoreCount: z.int().min(0).max(9007199254740991).exactOptional(),
+    scoreAverage: z.number().nullable().exactOptional(),
   })
   .openapi({
     description:
-      'The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted.',
+      'The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted, `scoreAverage` where no score was.',
     examples: [{ spanCount: 1200, cost: 0.84, latencyP95: 2310.5 }],
   })
   .openapi('LogMetricValues')

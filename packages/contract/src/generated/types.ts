@@ -2068,7 +2068,7 @@ export type components = {
         UpdateProjectRequest: {
             title?: string;
             icon?: components["schemas"]["Icon"];
-            /** @description Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR and nothing changes. Rules apply to log writes from then on; logs already stored are not rewritten. */
+            /** @description Replaces the project's masking rules (`[]` removes them all). Every rule is checked before anything is saved: one invalid rule is 400 VALIDATION_ERROR naming it (`maskingRules.<index>.pattern`) and nothing changes. A `regex` rule is also refused when it runs too long: when its RE2 program has more than 692 instructions (twice the largest built-in detector's; `\w{1000}` has 1002), or when masking the probe texts (8,000 characters each of one letter, one digit, spaces, random printable ASCII, non-ASCII letters, and text full of e-mail addresses, phone, card and key numbers) with it takes more than 5 times what the `apiKey` detector, the costliest built-in, takes on them, timed side by side when saved (best of 3). The timing makes a save with custom rules take up to about a second per rule. Rules apply to log writes from then on; logs already stored are not rewritten. */
             maskingRules?: components["schemas"]["MaskingRule"][];
             /** @description Days to keep logs, at least 1 (less is 400 VALIDATION_ERROR) and at most 3650; `null` keeps them forever. */
             retentionDays?: number | null;
@@ -6515,17 +6515,17 @@ export type components = {
          */
         LogMetricBucket: "minute" | "hour" | "day";
         /**
-         * @description A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value.
+         * @description A measure of the metrics query. `traceCount` counts traces (by their start); every other measure is over spans (by their start): `spanCount`; `errorRate` = spans with status `failure` / `spanCount`; `cost`, `inputTokens`, `outputTokens` = sums of the spans' `cost`, `promptTokens`, `completionTokens` (a span without one counts 0); `latencyP50` … `latencyP99` = the nearest-rank percentile of the spans' `latency` in ms, from log-spaced histograms within 2 % of the exact value. `scoreCount` and `scoreAverage` are over the numeric and boolean scores (by their `createdAt`; a boolean counts 1 for true, 0 for false; categorical scores are not counted): how many, and their mean value (`null` where none was counted). They are asked together or alone, grouped by `scoreName` (averaging different scores together means nothing: a query without it is 400), with no span or trace measure, dimension or filter.
          * @example latencyP95
          * @enum {string}
          */
-        LogMetricName: "traceCount" | "spanCount" | "errorRate" | "cost" | "inputTokens" | "outputTokens" | "latencyP50" | "latencyP90" | "latencyP95" | "latencyP99";
+        LogMetricName: "traceCount" | "spanCount" | "errorRate" | "cost" | "inputTokens" | "outputTokens" | "latencyP50" | "latencyP90" | "latencyP95" | "latencyP99" | "scoreCount" | "scoreAverage";
         /**
-         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400.
+         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it).
          * @example model
          * @enum {string}
          */
-        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName";
+        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName" | "scoreName";
         /**
          * @description A metrics query over one project and a time window. `from` is rounded down and `to` up to the bucket boundaries; the rounded window `[from, to)` must hold at least one and at most 1,440 buckets. The flat fields and `filters` narrow the rows counted; all are ANDed.
          * @example {
@@ -6579,9 +6579,10 @@ export type components = {
             deploymentEnvironmentId?: string | null;
             contentType?: string | null;
             traceName?: string | null;
+            scoreName?: string | null;
         };
         /**
-         * @description The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted.
+         * @description The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted, `scoreAverage` where no score was.
          * @example {
          *       "spanCount": 1200,
          *       "cost": 0.84,
@@ -6599,6 +6600,8 @@ export type components = {
             latencyP90?: number | null;
             latencyP95?: number | null;
             latencyP99?: number | null;
+            scoreCount?: number;
+            scoreAverage?: number | null;
         };
         /**
          * @description One bucket of a group's series.

@@ -45,6 +45,8 @@ describeEachStore("updateProject: masking rules and retention", (use) => {
     ["a backreference (not linear-time)", { maskingRules: [{ detector: "regex", pattern: "(a)\\1" }] }],
     ["a lookahead (not linear-time)", { maskingRules: [{ detector: "regex", pattern: "a(?=b)" }] }],
     ["a pattern matching the empty string", { maskingRules: [{ detector: "regex", pattern: "x*" }] }],
+    ["a pattern too large to run fast (\\w{1000})", { maskingRules: [{ detector: "regex", pattern: "\\w{1000}" }] }],
+    ["a pattern too slow on the probe texts (.{600})", { maskingRules: [{ detector: "regex", pattern: ".{600}" }] }],
     ["a regex rule without pattern", { maskingRules: [{ detector: "regex" }] }],
     ["a pattern on a built-in detector", { maskingRules: [{ detector: "email", pattern: "x" }] }],
     ["an unknown detector", { maskingRules: [{ detector: "ssn" }] }],
@@ -64,5 +66,31 @@ describeEachStore("updateProject: masking rules and retention", (use) => {
       maskingRules: [{ detector: "phone", placeholder: "[PHONE]" }],
       retentionDays: 7,
     });
+  });
+
+  it("times custom patterns when saved: cheap ones are kept, one that runs too long is named and nothing changes", async () => {
+    const h = use();
+    const { body: project } = await h.request("POST", "/projects", { body: { title: "Timed" } });
+    // Patterns a backtracking engine would choke on, or that look broad, are cheap on RE2 and accepted.
+    const cheap = [
+      { detector: "regex", pattern: "(a+)+b" },
+      { detector: "regex", pattern: String.raw`(?i)(?:api[_-]?key|token)\s*[:=]\s*\S+` },
+      { detector: "regex", pattern: String.raw`\b\d{3}-\d{2}-\d{4}\b` },
+    ];
+    const saved = await patch(h, project.id, { maskingRules: cheap });
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+
+    const refused = await patch(h, project.id, {
+      maskingRules: [...cheap, { detector: "regex", pattern: ".{600}" }, { detector: "regex", pattern: "\\w{1000}" }],
+    });
+    await expectError(refused, 400, "VALIDATION_ERROR");
+    expect(refused.body.error.details).toEqual([
+      { field: "maskingRules.3.pattern", issue: expect.stringMatching(/^runs too long: masking the probe texts/) },
+      { field: "maskingRules.4.pattern", issue: expect.stringMatching(/^runs too long: it compiles to 1002 RE2/) },
+    ]);
+    const after = await h.request("GET", `/projects/${project.id}`);
+    expect(after.body.maskingRules.map((rule: { pattern: string }) => rule.pattern)).toEqual(
+      cheap.map((rule) => rule.pattern),
+    );
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { checkMaskingRules, Masker, passesLuhn } from "./masking-rules.ts";
+import { checkMaskingRules, MAX_PROGRAM_SIZE, Masker, passesLuhn } from "./masking-rules.ts";
 
 describe("passesLuhn", () => {
   it.each([
@@ -67,18 +67,46 @@ describe("checkMaskingRules", () => {
     ["(a)\\1", "not a regular expression"],
     ["foo(?=bar)", "not a regular expression"],
     ["a*", "must not match the empty string"],
-  ])("refuses the pattern %s", (pattern, issue) => {
-    const [problem] = checkMaskingRules([{ detector: "regex", pattern }], "maskingRules");
+  ])("refuses the pattern %s", async (pattern, issue) => {
+    const [problem] = await checkMaskingRules([{ detector: "regex", pattern }], "maskingRules");
     expect(problem?.field).toBe("maskingRules.0.pattern");
     expect(problem?.issue).toContain(issue);
   });
 
-  it("wants a pattern exactly for regex rules", () => {
-    expect(checkMaskingRules([{ detector: "regex" }, { detector: "email", pattern: "x" }], "r")).toEqual([
+  it("wants a pattern exactly for regex rules", async () => {
+    expect(await checkMaskingRules([{ detector: "regex" }, { detector: "email", pattern: "x" }], "r")).toEqual([
       { field: "r.0.pattern", issue: 'is required for a "regex" rule' },
       { field: "r.1.pattern", issue: 'is only for "regex" rules' },
     ]);
-    expect(checkMaskingRules([{ detector: "regex", pattern: "(a+)+b" }, { detector: "phone" }], "r")).toEqual([]);
+    expect(await checkMaskingRules([{ detector: "regex", pattern: "(a+)+b" }, { detector: "phone" }], "r")).toEqual([]);
+  });
+
+  it(`refuses a program of more than MAX_PROGRAM_SIZE (${MAX_PROGRAM_SIZE}) instructions, whatever its speed`, async () => {
+    // \w{1000} keeps about a thousand threads alive on a run of letters: seconds per 100 KB.
+    expect(await checkMaskingRules([{ detector: "regex", pattern: String.raw`\w{1000}` }], "r")).toEqual([
+      {
+        field: "r.0.pattern",
+        issue: expect.stringMatching(/^runs too long: it compiles to 1002 RE2 instructions, more than \d+/),
+      },
+    ]);
+    // A long alternation of literals is a large program too, but well within the bound.
+    const names = Array.from({ length: 30 }, (_, index) => `customer-${index}`).join("|");
+    expect(await checkMaskingRules([{ detector: "regex", pattern: names }], "r")).toEqual([]);
+  });
+
+  it("refuses a pattern that costs many times the slowest built-in detector on the probe texts", async () => {
+    // .{600} is within the size bound but tens of times costlier than the API-key detector on every probe.
+    const [problem] = await checkMaskingRules(
+      [
+        { detector: "regex", pattern: "secret-[0-9]+" },
+        { detector: "regex", pattern: ".{600}" },
+      ],
+      "r",
+    );
+    expect(problem).toEqual({
+      field: "r.1.pattern",
+      issue: expect.stringMatching(/^runs too long: masking the probe texts took \d+ ms, more than 5 times/),
+    });
   });
 
   it("runs a catastrophic-backtracking pattern in linear time", () => {

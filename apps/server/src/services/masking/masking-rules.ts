@@ -4,7 +4,16 @@
  * text whatever the pattern: a pathological custom rule such as `(a+)+b` cannot stall ingestion as it would on
  * a backtracking engine. RE2 refuses what it cannot run in linear time (backreferences, lookaround), so such a
  * rule is refused when it is saved.
+ *
+ * Linear is not cheap: RE2's simulation advances every live thread of the compiled program at each character,
+ * so a counted repetition such as `\w{1000}` keeps about a thousand threads alive on a run of letters and costs
+ * seconds per 100 KB. A custom rule is therefore also refused when it is saved if it runs too long: when its
+ * program is larger than twice the largest built-in detector's (a deterministic bound on the threads), or when
+ * masking the probe texts with it takes more than PROBE_BUDGET_FACTOR times what the slowest built-in detector
+ * (apiKey) takes on them, measured side by side at that moment so that a loaded machine slows both.
  */
+
+import { performance } from "node:perf_hooks";
 import type { schemas } from "@pharos/contract";
 import { RE2JS } from "re2js";
 import type { ErrorDetail } from "../../errors.ts";
@@ -41,6 +50,81 @@ const BUILT_IN_PATTERNS: Record<Exclude<Detector, "regex">, string> = {
   ].join("|"),
 };
 
+/** A custom pattern's compiled program may have this many RE2 instructions at most. */
+export const MAX_PROGRAM_SIZE =
+  2 * Math.max(...Object.values(BUILT_IN_PATTERNS).map((pattern) => RE2JS.compile(pattern).programSize()));
+
+/** A custom rule may take this many times what the slowest built-in detector takes on the probe texts. */
+export const PROBE_BUDGET_FACTOR = 5;
+/** Timings per save, at most: a rule over budget in one of them may have met a pause, not its own cost. */
+const PROBE_ATTEMPTS = 3;
+const PROBE_LENGTH = 8000;
+
+/** A deterministic stand-in for random printable ASCII (the probes must be the same on every save). */
+function printableAscii(length: number): string {
+  let state = 1;
+  let text = "";
+  for (let at = 0; at < length; at += 1) {
+    state = (state * 1103515245 + 12345) & 0x7fffffff;
+    text += String.fromCharCode(32 + (state % 95));
+  }
+  return text;
+}
+
+/**
+ * The worst cases a rule is timed on: runs of one character class each (where counted repetitions keep the
+ * most threads alive), random printable ASCII, non-ASCII letters, and text dense with what the detectors mask.
+ */
+const PROBE_TEXTS = [
+  "a".repeat(PROBE_LENGTH),
+  "7".repeat(PROBE_LENGTH),
+  " ".repeat(PROBE_LENGTH),
+  printableAscii(PROBE_LENGTH),
+  "é中".repeat(PROBE_LENGTH / 2),
+  "mail ada@example.com, call +1 415-555-0100, card 4111 1111 1111 1111, key sk-proj-abcdefghijklmnopqrstuvwx; "
+    .repeat(PROBE_LENGTH / 50)
+    .slice(0, PROBE_LENGTH),
+];
+
+/** Milliseconds `masker` takes over the probe texts; stops early once past `stopAfterMs`. */
+function probeMs(masker: Masker, stopAfterMs = Number.POSITIVE_INFINITY): number {
+  const started = performance.now();
+  for (const text of PROBE_TEXTS) {
+    masker.mask(text);
+    if (performance.now() - started > stopAfterMs) break;
+  }
+  return performance.now() - started;
+}
+
+/**
+ * The reference a custom rule is timed against: the API-key detector, the costliest built-in on the probes
+ * (about 5 times the others), kept warm from one save to the next.
+ */
+let referenceMasker: Masker | undefined;
+
+/**
+ * Undefined when the rule runs within budget, else what it cost and what it was allowed (ms). Both sides are
+ * timed warm, as ingestion runs them (maskers are cached): RE2's DFA builds its states on a first pass.
+ */
+async function overBudget(rule: MaskingRule): Promise<{ costMs: number; budgetMs: number } | undefined> {
+  if (referenceMasker === undefined) {
+    referenceMasker = new Masker([{ detector: "apiKey" }]);
+    probeMs(referenceMasker);
+  }
+  const reference = referenceMasker;
+  const masker = new Masker([rule]);
+  let last: { costMs: number; budgetMs: number } | undefined;
+  for (let attempt = 0; attempt < PROBE_ATTEMPTS; attempt += 1) {
+    await yieldToEventLoop();
+    const budgetMs = PROBE_BUDGET_FACTOR * probeMs(reference);
+    if (attempt === 0) probeMs(masker, 2 * budgetMs);
+    const costMs = probeMs(masker, budgetMs);
+    if (costMs <= budgetMs) return undefined;
+    last = { costMs, budgetMs };
+  }
+  return last;
+}
+
 /** Luhn's checksum, which every payment card number satisfies (and ~9 in 10 random digit strings do not). */
 export function passesLuhn(digits: string): boolean {
   let sum = 0;
@@ -71,23 +155,31 @@ function compilePattern(pattern: string): { ok: true; regex: RE2JS } | { ok: fal
   return { ok: true, regex };
 }
 
+/** Lets the event loop serve other requests between timings: a save may time several rules. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 /** Checks rules about to be saved; every problem is one detail under `field`. */
-export function checkMaskingRules(rules: readonly MaskingRule[], field: string): ErrorDetail[] {
+export async function checkMaskingRules(rules: readonly MaskingRule[], field: string): Promise<ErrorDetail[]> {
   const issues: ErrorDetail[] = [];
-  rules.forEach((rule, index) => {
-    const at = `${field}.${index}.pattern`;
-    if (rule.detector !== "regex") {
-      if (rule.pattern !== undefined) issues.push({ field: at, issue: `is only for "regex" rules` });
-      return;
-    }
-    if (rule.pattern === undefined) {
-      issues.push({ field: at, issue: `is required for a "regex" rule` });
-      return;
-    }
-    const compiled = compilePattern(rule.pattern);
-    if (!compiled.ok) issues.push({ field: at, issue: compiled.issue });
-  });
+  for (const [index, rule] of rules.entries()) {
+    const issue = await ruleIssue(rule);
+    if (issue !== undefined) issues.push({ field: `${field}.${index}.pattern`, issue });
+  }
   return issues;
+}
+
+async function ruleIssue(rule: MaskingRule): Promise<string | undefined> {
+  if (rule.detector !== "regex") return rule.pattern === undefined ? undefined : `is only for "regex" rules`;
+  if (rule.pattern === undefined) return `is required for a "regex" rule`;
+  const compiled = compilePattern(rule.pattern);
+  if (!compiled.ok) return compiled.issue;
+  const size = compiled.regex.programSize();
+  if (size > MAX_PROGRAM_SIZE) {
+    return `runs too long: it compiles to ${size} RE2 instructions, more than ${MAX_PROGRAM_SIZE} (twice the largest built-in detector); write large counted repetitions such as {1000} with a smaller bound`;
+  }
+  const slow = await overBudget(rule);
+  if (slow === undefined) return undefined;
+  return `runs too long: masking the probe texts took ${slow.costMs.toFixed(0)} ms, more than ${PROBE_BUDGET_FACTOR} times the slowest built-in detector (${slow.budgetMs.toFixed(0)} ms allowed)`;
 }
 
 /** The rules as a project shows them: each with its placeholder spelled out. */

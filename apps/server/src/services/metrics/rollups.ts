@@ -19,6 +19,7 @@ const BUCKET_SIZES = Object.keys(BUCKET_MS) as BucketSize[];
 
 export type SpanRollupRow = Insertable<Database["logSpanRollups"]>;
 export type TraceRollupRow = Insertable<Database["logTraceRollups"]>;
+export type ScoreRollupRow = Insertable<Database["scoreRollups"]>;
 
 /** What a span contributes to the rollups (a subset of its stored row). */
 export interface RolledUpSpan {
@@ -47,6 +48,7 @@ export const SPAN_ROLLUP_KEY = [
   "contentType",
 ] as const;
 export const TRACE_ROLLUP_KEY = ["projectId", "bucketSize", "bucketStart", "traceName"] as const;
+export const SCORE_ROLLUP_KEY = ["projectId", "bucketSize", "bucketStart", "scoreName"] as const;
 
 const bucketStart = (time: number, size: BucketSize) => Math.floor(time / BUCKET_MS[size]) * BUCKET_MS[size];
 
@@ -177,6 +179,53 @@ export async function addToTraceRollups(db: Kysely<Database>, deltas: readonly T
       .onConflict((conflict) =>
         conflict.columns([...TRACE_ROLLUP_KEY]).doUpdateSet((eb) => ({
           traceCount: eb("logTraceRollups.traceCount", "+", eb.ref("excluded.traceCount")),
+        })),
+      )
+      .execute();
+  }
+}
+
+/**
+ * A numeric or boolean score counted (`count` 1) or taken out (−1, a deleted score) in the buckets of its
+ * `createdAt`; `numberValue` is its stored value (a boolean as 1 or 0). Categorical scores have none: no rows.
+ */
+export function scoreRollupRows(
+  scores: readonly {
+    projectId: string;
+    name: string;
+    createdAt: number;
+    numberValue: number | null;
+    count?: number;
+  }[],
+): ScoreRollupRow[] {
+  return scores.flatMap((score) => {
+    if (score.numberValue === null) return [];
+    const count = score.count ?? 1;
+    return BUCKET_SIZES.map((bucketSize) => ({
+      projectId: score.projectId,
+      bucketSize,
+      bucketStart: bucketStart(Number(score.createdAt), bucketSize),
+      scoreName: score.name,
+      scoreCount: count,
+      scoreSum: count * Number(score.numberValue),
+    }));
+  });
+}
+
+/** Adds score deltas to the score rollups, in the transaction `db` belongs to. */
+export async function addToScoreRollups(db: Kysely<Database>, deltas: readonly ScoreRollupRow[]): Promise<void> {
+  const rows = summed(deltas, SCORE_ROLLUP_KEY, (into, row) => {
+    into.scoreCount = (into.scoreCount as number) + (row.scoreCount as number);
+    into.scoreSum = (into.scoreSum as number) + (row.scoreSum as number);
+  });
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    await db
+      .insertInto("scoreRollups")
+      .values(rows.slice(at, at + CHUNK))
+      .onConflict((conflict) =>
+        conflict.columns([...SCORE_ROLLUP_KEY]).doUpdateSet((eb) => ({
+          scoreCount: eb("scoreRollups.scoreCount", "+", eb.ref("excluded.scoreCount")),
+          scoreSum: eb("scoreRollups.scoreSum", "+", eb.ref("excluded.scoreSum")),
         })),
       )
       .execute();

@@ -17,6 +17,7 @@ export const MAX_BUCKETS = 1_440;
 export const MAX_GROUPS = 100;
 
 const SPAN_DIMENSIONS = new Set<Dimension>(["model", "provider", "promptId", "deploymentEnvironmentId", "contentType"]);
+const SCORE_METRICS = new Set<MetricName>(["scoreCount", "scoreAverage"]);
 const PERCENTILES = { latencyP50: 0.5, latencyP90: 0.9, latencyP95: 0.95, latencyP99: 0.99 } as const;
 const ANSWERABLE_OPERATORS = new Set(["equals", "not-equals", "in", "not-in"]);
 
@@ -29,6 +30,8 @@ interface Sums {
   inputTokens: number;
   outputTokens: number;
   histogram: Histogram;
+  scoreCount: number;
+  scoreSum: number;
 }
 
 const emptySums = (): Sums => ({
@@ -39,6 +42,8 @@ const emptySums = (): Sums => ({
   inputTokens: 0,
   outputTokens: 0,
   histogram: new Map(),
+  scoreCount: 0,
+  scoreSum: 0,
 });
 
 /** A text condition of the filter grammar the rollups can answer: a column's value in (or not in) a set. */
@@ -86,7 +91,14 @@ export async function searchLogMetrics(
   duplicates(metrics, "metrics", issues);
   duplicates(groupBy, "groupBy", issues);
 
-  // Traces and spans are rolled up apart: a query measures one or the other.
+  // Traces, spans and scores are rolled up apart: a query measures one of them.
+  const scoreQuery = metrics.some((metric) => SCORE_METRICS.has(metric));
+  if (scoreQuery) {
+    scoreQueryIssues(body, issues);
+    failIfInvalid(issues);
+    const project = await requireProject(ctx, projectId);
+    return scoreMetrics(ctx, project.id, { bucket, from, to, metrics });
+  }
   const traceQuery = metrics.includes("traceCount");
   if (traceQuery && metrics.length > 1) {
     issues.push({ field: "metrics", issue: "traceCount cannot be asked together with span measures" });
@@ -97,6 +109,9 @@ export async function searchLogMetrics(
         field: `groupBy.${index}`,
         issue: `traceCount cannot be grouped by the span dimension ${dimension}`,
       });
+    }
+    if (dimension === "scoreName") {
+      issues.push({ field: `groupBy.${index}`, issue: "only scoreCount and scoreAverage can be grouped by scoreName" });
     }
     if (!traceQuery && dimension === "traceName") {
       issues.push({ field: `groupBy.${index}`, issue: "only traceCount can be grouped by traceName" });
@@ -137,7 +152,7 @@ export async function searchLogMetrics(
   if (promptId !== undefined) await requirePromptsOfProject(ctx, project.id, [promptId]);
   const environments = await environmentsOf(ctx, project.id, groupBy, deploymentEnvironmentId);
 
-  const groups = new Map<string, { key: GroupKey; totals: Sums; series: Map<number, Sums> }>();
+  const groups: Groups = new Map();
   const add = (key: GroupKey, start: number, row: Partial<Sums> & { latencyHistogram?: string }) => {
     const id = JSON.stringify(key);
     let group = groups.get(id);
@@ -206,13 +221,28 @@ export async function searchLogMetrics(
       const key: GroupKey = {};
       for (const dimension of groupBy) {
         if (dimension === "deploymentEnvironmentId") key.deploymentEnvironmentId = environment;
-        else if (dimension !== "traceName") key[dimension] = row[dimension] === "" ? null : row[dimension];
+        else if (dimension !== "traceName" && dimension !== "scoreName") {
+          key[dimension] = row[dimension] === "" ? null : row[dimension];
+        }
       }
       add(key, row.bucketStart, row);
     }
   }
 
-  const count = (sums: Sums) => (traceQuery ? sums.traceCount : sums.spanCount);
+  return answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), { bucket, from, to, metrics });
+}
+
+interface Window {
+  bucket: schemas.LogMetricBucket;
+  from: number;
+  to: number;
+  metrics: readonly MetricName[];
+}
+
+type Groups = Map<string, { key: GroupKey; totals: Sums; series: Map<number, Sums> }>;
+
+/** The answer: groups with anything counted, largest first (then by key), at most MAX_GROUPS of them. */
+function answer(groups: Groups, count: (sums: Sums) => number, { bucket, from, to, metrics }: Window) {
   const ordered = [...groups.entries()]
     .filter(([, group]) => count(group.totals) > 0)
     .sort(([a, left], [b, right]) => count(right.totals) - count(left.totals) || (a < b ? -1 : a > b ? 1 : 0));
@@ -230,6 +260,64 @@ export async function searchLogMetrics(
     })),
     truncated: ordered.length > MAX_GROUPS,
   };
+}
+
+/** Score measures stand alone: grouped by scoreName, with no other measure, dimension or filter. */
+function scoreQueryIssues(body: BodyOf<"searchLogMetrics">, issues: ErrorDetail[]): void {
+  const { metrics, groupBy = [], filters = [] } = body;
+  metrics.forEach((metric, index) => {
+    if (!SCORE_METRICS.has(metric)) {
+      issues.push({ field: `metrics.${index}`, issue: `${metric} cannot be asked together with score measures` });
+    }
+  });
+  if (!groupBy.includes("scoreName")) {
+    issues.push({
+      field: "groupBy",
+      issue: "score measures must be grouped by scoreName: averaging different scores together means nothing",
+    });
+  }
+  groupBy.forEach((dimension, index) => {
+    if (dimension !== "scoreName") {
+      issues.push({ field: `groupBy.${index}`, issue: `score measures cannot be grouped by ${dimension}` });
+    }
+  });
+  for (const field of ["model", "provider", "promptId", "deploymentEnvironmentId"] as const) {
+    if (body[field] !== undefined) issues.push({ field, issue: "filters spans: not allowed with score measures" });
+  }
+  filters.forEach((_, index) => {
+    issues.push({ field: `filters.${index}`, issue: "score measures take no filters" });
+  });
+}
+
+/** Score counts and averages per score name, from the score rollups. */
+async function scoreMetrics(ctx: ServiceContext, projectId: string, window: Window): Promise<schemas.LogMetrics> {
+  const rows = await ctx.db
+    .selectFrom("scoreRollups")
+    .select(["bucketStart", "scoreName", "scoreCount", "scoreSum"])
+    .where("projectId", "=", projectId)
+    .where("bucketSize", "=", window.bucket)
+    .where("bucketStart", ">=", window.from)
+    .where("bucketStart", "<", window.to)
+    .execute();
+  const groups: Groups = new Map();
+  for (const row of rows) {
+    let group = groups.get(row.scoreName);
+    if (!group) {
+      group = { key: { scoreName: row.scoreName }, totals: emptySums(), series: new Map() };
+      groups.set(row.scoreName, group);
+    }
+    const start = Number(row.bucketStart);
+    let point = group.series.get(start);
+    if (!point) {
+      point = emptySums();
+      group.series.set(start, point);
+    }
+    for (const sums of [group.totals, point]) {
+      sums.scoreCount += Number(row.scoreCount);
+      sums.scoreSum += Number(row.scoreSum);
+    }
+  }
+  return answer(groups, (sums) => sums.scoreCount, window);
 }
 
 function duplicates(items: readonly string[], field: string, issues: ErrorDetail[]): void {
@@ -286,6 +374,8 @@ function valuesOf(sums: Sums, metrics: readonly MetricName[]): Values {
     if (metric === "cost") values.cost = sums.cost;
     if (metric === "inputTokens") values.inputTokens = sums.inputTokens;
     if (metric === "outputTokens") values.outputTokens = sums.outputTokens;
+    if (metric === "scoreCount") values.scoreCount = sums.scoreCount;
+    if (metric === "scoreAverage") values.scoreAverage = sums.scoreCount === 0 ? null : sums.scoreSum / sums.scoreCount;
   }
   return values;
 }

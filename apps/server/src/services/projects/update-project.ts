@@ -5,7 +5,7 @@ import { checkMaskingRules } from "../masking/masking-rules.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { type Project, requireProject, toProject } from "./project.ts";
 
-export function updateProject(
+export async function updateProject(
   ctx: ServiceContext,
   { projectId }: PathOf<"updateProject">,
   body: BodyOf<"updateProject">,
@@ -13,7 +13,8 @@ export function updateProject(
   const { title, icon, maskingRules, retentionDays, ...unread } = body;
   unread satisfies Unread;
   // Every rule is checked before anything is saved (the schema bounds retentionDays to 1..3650 days).
-  if (maskingRules !== undefined) failIfInvalid(checkMaskingRules(maskingRules, "maskingRules"));
+  // Custom patterns are also timed on probe texts here (masking-rules.ts): a rule that runs too long is refused.
+  if (maskingRules !== undefined) failIfInvalid(await checkMaskingRules(maskingRules, "maskingRules"));
   return inTransaction(ctx, async (tx) => {
     const project = await requireProject(tx, projectId);
     const changes = {

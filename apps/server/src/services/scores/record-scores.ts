@@ -6,6 +6,7 @@ import type { Insertable } from "kysely";
 import { type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { Database, ScoreSource } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
+import { addToScoreRollups, scoreRollupRows } from "../metrics/rollups.ts";
 import { dataTypeOf, type Score, type ScoreValue, storedValue, toScore } from "./score.ts";
 import { configViolation, scoreFieldProblems } from "./score-rules.ts";
 
@@ -58,6 +59,12 @@ export function recordScores(ctx: ScoreWriteContext, scores: readonly ScoreToRec
       updatedAt: now,
     }));
     await ctx.store.insertRows(db, "scores", rows);
+    await addToScoreRollups(
+      db,
+      scoreRollupRows(
+        rows.map((row) => ({ ...row, numberValue: row.numberValue ?? null, createdAt: row.createdAt as number })),
+      ),
+    );
     return rows.map((row) => toScore(row as Database["scores"]));
   });
 }

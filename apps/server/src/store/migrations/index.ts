@@ -23,6 +23,7 @@ import { traceUsers } from "./0014-trace-users.ts";
 import { maskingAndRetention } from "./0015-masking-and-retention.ts";
 import { computedCells } from "./0016-computed-cells.ts";
 import { datasetRowSources } from "./0017-dataset-row-sources.ts";
+import { scoreRollups } from "./0020-score-rollups.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -44,5 +45,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0015-masking-and-retention": maskingAndRetention,
     "0016-computed-cells": computedCells(dialect),
     "0017-dataset-row-sources": datasetRowSources,
+    "0020-score-rollups": scoreRollups(dialect),
   };
 }
