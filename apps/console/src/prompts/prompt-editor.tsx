@@ -295,32 +295,17 @@ function Deployments({ promptId, projectId, canEdit, draft, onNotice, onFailure 
     await queryClient.invalidateQueries({ queryKey: ["get", "/projects/{projectId}/deployment-environments"] });
   }
 
-  /** Redeploys an earlier snapshot: it becomes the draft again, then is deployed to its environment. */
+  /** Deploys an earlier snapshot again to its environment; the draft is left as it is. */
   async function rollBack(deployment: Schemas["Deployment"]) {
-    const { config, messages, tools } = deployment.prompt;
-    const saved = await fetchClient.PATCH("/prompts/{promptId}", {
+    const reply = await fetchClient.POST("/prompts/{promptId}/deployments", {
       params: { path: { promptId } },
-      body: {
-        messages,
-        tools,
-        config: {
-          provider: config.providerName ?? null,
-          providerId: config.providerId ?? null,
-          model: config.model ?? null,
-          settings: config.settings ?? {},
-        },
-      },
+      body: { deploymentEnvironmentId: deployment.deploymentEnvironmentId, sourceDeploymentId: deployment.id },
     });
-    if (!saved.data) return onFailure(errorMessage(saved.error));
-    try {
-      await deploy(deployment.deploymentEnvironmentId);
-      await refresh();
-      onNotice(
-        `Rolled ${nameOf(deployment.deploymentEnvironmentId)} back to the version of ${formatTime(deployment.createdAt)}.`,
-      );
-    } catch (error) {
-      onFailure((error as Error).message);
-    }
+    if (!reply.data) return onFailure(errorMessage(reply.error));
+    await refresh();
+    onNotice(
+      `Rolled ${nameOf(deployment.deploymentEnvironmentId)} back to the version of ${formatTime(deployment.createdAt)}.`,
+    );
   }
 
   const versionOf = (id: string | undefined): Version | undefined => {

@@ -3246,12 +3246,24 @@ export const DeploymentListSchema = z
 export type DeploymentList = z.infer<typeof DeploymentListSchema>
 
 export const CreateDeploymentRequestSchema = z
-  .strictObject({ deploymentEnvironmentId: EntityIdSchema })
+  .strictObject({
+    deploymentEnvironmentId: EntityIdSchema,
+    sourceDeploymentId: EntityIdSchema.exactOptional().openapi({
+      description:
+        'An earlier deployment of this prompt whose snapshot to deploy again, instead of the draft.',
+    }),
+  })
   .openapi({
     description:
-      "Environment to deploy the prompt's current draft to; it must belong to the prompt's project.",
+      "Environment to deploy to; it must belong to the prompt's project. Without `sourceDeploymentId` the prompt's current draft is deployed; with it, that earlier deployment's snapshot is deployed as it is (a rollback that leaves the draft alone); it must be a deployment of this prompt (404 otherwise).",
     required: ['deploymentEnvironmentId'],
-    examples: [{ deploymentEnvironmentId: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC' }],
+    examples: [
+      { deploymentEnvironmentId: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC' },
+      {
+        deploymentEnvironmentId: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC',
+        sourceDeploymentId: 'deployment_01JD8Q4P4R3E8CP6Z0A2B5F7YD',
+      },
+    ],
   })
   .openapi('CreateDeploymentRequest')
 
@@ -10134,7 +10146,7 @@ export const postPromptsPromptIdDeploymentsRoute = createRoute({
   tags: ['Deployments'],
   summary: 'Deploy a prompt',
   description:
-    "Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, redeploy after restoring the draft; earlier deployments stay readable by id. 404 when the prompt, or the environment in the prompt's project, does not exist.",
+    "Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, pass `sourceDeploymentId`: that earlier deployment's snapshot is deployed again, unchanged, and the draft is left as it is; earlier deployments stay readable by id. 404 when the prompt, the environment in the prompt's project, or the source deployment among the prompt's deployments does not exist.",
   operationId: 'createDeployment',
   request: {
     params: z.object({ promptId: PromptIdParamsSchema }),

@@ -597,7 +597,7 @@ export type paths = {
         put?: never;
         /**
          * Deploy a prompt
-         * @description Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, redeploy after restoring the draft; earlier deployments stay readable by id. 404 when the prompt, or the environment in the prompt's project, does not exist.
+         * @description Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, pass `sourceDeploymentId`: that earlier deployment's snapshot is deployed again, unchanged, and the draft is left as it is; earlier deployments stay readable by id. 404 when the prompt, the environment in the prompt's project, or the source deployment among the prompt's deployments does not exist.
          */
         post: operations["createDeployment"];
         delete?: never;
@@ -3709,13 +3709,19 @@ export type components = {
             pagination: components["schemas"]["Pagination"];
         };
         /**
-         * @description Environment to deploy the prompt's current draft to; it must belong to the prompt's project.
+         * @description Environment to deploy to; it must belong to the prompt's project. Without `sourceDeploymentId` the prompt's current draft is deployed; with it, that earlier deployment's snapshot is deployed as it is (a rollback that leaves the draft alone); it must be a deployment of this prompt (404 otherwise).
          * @example {
          *       "deploymentEnvironmentId": "env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC"
+         *     }
+         * @example {
+         *       "deploymentEnvironmentId": "env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC",
+         *       "sourceDeploymentId": "deployment_01JD8Q4P4R3E8CP6Z0A2B5F7YD"
          *     }
          */
         CreateDeploymentRequest: {
             deploymentEnvironmentId: components["schemas"]["EntityId"];
+            /** @description An earlier deployment of this prompt whose snapshot to deploy again, instead of the draft. */
+            sourceDeploymentId?: components["schemas"]["EntityId"];
         };
         /**
          * @description Lifecycle state of an evaluator. A new evaluator is `active`. `PATCH` with `status: archived` archives it and `status: active` restores it (active ↔ archived, both directions, any number of times). An archived evaluator keeps its configuration and past runs but cannot start new runs (409 CONFLICT) and is never picked as the prompt's default evaluator.
