@@ -201,7 +201,8 @@ describe("the console in Chromium", () => {
     await history.getByRole("button", { name: /Roll back to/ }).click();
     await expect.poll(() => page.locator(".notice").textContent()).toMatch(/^Rolled production back/);
     await expect.poll(() => history.getByRole("row").count()).toBe(4);
-    await expect.poll(() => page.getByLabel("Message 1 text").inputValue()).toBe("Where is order {{order_id}}?");
+    // The draft is left as it was: only the deployment goes back.
+    expect(await page.getByLabel("Message 1 text").innerText()).toBe("Where is order {{order_id}} now?");
     // What applications now read from production is the earlier version.
     const promptId = new URL(page.url()).pathname.split("/").at(-1);
     const { deployments } = await api("GET", `/prompts/${promptId}/deployments`);
@@ -222,7 +223,7 @@ describe("the console in Chromium", () => {
       expect(await page.getByRole("button", { name }).count(), name).toBe(0);
     }
     expect(await page.getByRole("button", { name: /Roll back|Remove message/ }).count()).toBe(0);
-    expect(await page.getByLabel("Message 1 text").getAttribute("readonly")).not.toBeNull();
+    expect(await page.getByLabel("Message 1 text").getAttribute("aria-readonly")).toBe("true");
     await expectAccessible(page, "prompt, read-only");
     await page.getByRole("link", { name: "Prompts", exact: true }).click();
     await page.getByRole("heading", { name: "Prompts" }).waitFor();

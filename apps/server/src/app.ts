@@ -8,6 +8,7 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import { openapiDocument } from "@pharos/contract";
 import pino, { type Logger } from "pino";
 import { KeyUsage } from "./auth/key-usage.ts";
+import { DEFAULT_EVALUATION_CONFIG } from "./config.ts";
 import { ApiError } from "./errors.ts";
 import { accessLog } from "./http/access-log.ts";
 import { authenticate } from "./http/authenticate.ts";
@@ -19,6 +20,7 @@ import { DEFAULT_RATE_LIMITS, RateLimiter, type RateLimitScope, type RateLimits 
 import { requestId } from "./http/request-id.ts";
 import { validationHook } from "./http/validation-hook.ts";
 import { createIdGenerator } from "./ids.ts";
+import type { CallOptions } from "./llm/model-target.ts";
 import { routeDefinitions } from "./routes/index.ts";
 import { registerRoutes } from "./routes/register.ts";
 import { createSecretBox, type SecretBox } from "./secrets/secret-box.ts";
@@ -46,6 +48,8 @@ export interface AppOptions {
   logWriteBatch?: Partial<WriteBatcherOptions>;
   /** Seals provider credentials; default: a random key for this process only (tests). */
   secrets?: SecretBox;
+  /** Timeout and retries of a model call made within a request (runPrompt); default the evaluation workers'. */
+  modelCalls?: Omit<CallOptions, "signal">;
   /** Called when a run is queued, to wake this process's evaluation worker. */
   wakeWorkers?: () => void;
   /** Webhook settings (private addresses, delivery timeout) and the wake-up of this process's deliverer. */
@@ -99,6 +103,10 @@ export async function createApp(options: AppOptions) {
       cursorSecret,
       logWrites,
       secrets,
+      modelCalls: options.modelCalls ?? {
+        timeoutMs: DEFAULT_EVALUATION_CONFIG.providerTimeoutMs,
+        maxRetries: DEFAULT_EVALUATION_CONFIG.providerMaxRetries,
+      },
       wakeWorkers: options.wakeWorkers ?? (() => {}),
       webhooks: { ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks },
     }),

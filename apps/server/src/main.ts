@@ -173,6 +173,7 @@ async function main(): Promise<void> {
     rateLimitScope: config.rateLimitScope,
     logWriteBatch: config.logWriteQueue,
     secrets,
+    modelCalls: { timeoutMs: config.evaluations.providerTimeoutMs, maxRetries: config.evaluations.providerMaxRetries },
     wakeWorkers: () => worker.wake(),
     webhooks: { ...config.webhooks, wake: () => deliverer.wake() },
   });

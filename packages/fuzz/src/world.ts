@@ -119,7 +119,9 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
   const store = scratch.store;
   await store.migrate();
   const now = strictlyIncreasingClock();
-  const app = await createApp({ store, now, rateLimits: UNLIMITED });
+  // runPrompt calls the world prompt's provider (the createProvider example's, a real vendor address): a fuzz case
+  // must get its 502 at once, not wait out the default minute of timeout and retries.
+  const app = await createApp({ store, now, rateLimits: UNLIMITED, modelCalls: { timeoutMs: 2000, maxRetries: 0 } });
   const server = createAdaptorServer({ fetch: app.fetch });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;

@@ -6,7 +6,8 @@ import { formatTime } from "../format.ts";
 import { useWorkspace } from "../layout.tsx";
 import { promptRoute } from "../router.tsx";
 import { diffVersions, draftVersion, snapshotVersion, type Version } from "./diff.ts";
-import { segments } from "./variables.ts";
+import { checkTools, MessageEditor, ToolsEditor } from "./editors.tsx";
+import { Playground } from "./playground.tsx";
 
 type Message = Schemas["PromptMessage"];
 const ROLES: readonly Message["role"][] = ["system", "user", "assistant", "tool"];
@@ -30,6 +31,9 @@ export function PromptEditor() {
   const prompt = $api.useQuery("get", "/prompts/{promptId}", { params: { path: { promptId } } });
   const [messages, setMessages] = useState<Message[]>([]);
   const [config, setConfig] = useState<Schemas["PromptConfig"] | null>(null);
+  const [tools, setTools] = useState<Schemas["PromptTool"][]>([]);
+  const [toolsText, setToolsText] = useState("[]");
+  const [toolsProblems, setToolsProblems] = useState<string[]>([]);
   const [notice, setNotice] = useState<string | null>(null);
   const [failure, setFailure] = useState<string | null>(null);
 
@@ -39,11 +43,21 @@ export function PromptEditor() {
     if (saved) {
       setMessages(saved.messages);
       setConfig(saved.config);
+      setTools(saved.tools);
+      setToolsText(JSON.stringify(saved.tools, null, 2));
+      setToolsProblems([]);
     }
   }, [saved]);
 
   const models = $api.useQuery("get", "/models");
   const save = $api.useMutation("patch", "/prompts/{promptId}");
+
+  async function editTools(text: string) {
+    setToolsText(text);
+    const problems = await checkTools(text);
+    setToolsProblems(problems);
+    if (problems.length === 0) setTools(JSON.parse(text));
+  }
 
   async function saveDraft() {
     if (!config) return;
@@ -51,7 +65,11 @@ export function PromptEditor() {
     try {
       await save.mutateAsync({
         params: { path: { promptId } },
-        body: { messages, config: { provider: config.provider, model: config.model, settings: config.settings } },
+        body: {
+          messages,
+          tools,
+          config: { provider: config.provider, model: config.model, settings: config.settings },
+        },
       });
       await queryClient.invalidateQueries({ queryKey: ["get", "/prompts/{promptId}"] });
       setNotice("Draft saved.");
@@ -70,6 +88,7 @@ export function PromptEditor() {
   if (!prompt.data || !saved || !config) return <p>Loading…</p>;
   const unsaved =
     JSON.stringify(messages) !== JSON.stringify(saved.messages) ||
+    toolsText !== JSON.stringify(saved.tools, null, 2) ||
     JSON.stringify(config) !== JSON.stringify(saved.config);
 
   return (
@@ -165,35 +184,24 @@ export function PromptEditor() {
                 </button>
               )}
             </div>
-            <label className="sr-only" htmlFor={`message-${index}`}>
-              Message {index + 1} text
-            </label>
-            <textarea
-              id={`message-${index}`}
+            <MessageEditor
+              label={`Message ${index + 1} text`}
               readOnly={!canEdit}
               value={textOf(message)}
-              rows={Math.min(12, Math.max(3, textOf(message).split("\n").length + 1))}
-              onChange={(event) =>
-                setMessages(messages.map((m, i) => (i === index ? withText(m, event.target.value) : m)))
-              }
+              onChange={(value) => setMessages(messages.map((m, i) => (i === index ? withText(m, value) : m)))}
             />
-            <p className="preview">
-              <span className="sr-only">Preview with variables: </span>
-              {segments(textOf(message)).map((segment, i) =>
-                segment.variable ? (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: segments are recomputed from the text
-                  <mark key={i} className="variable" title={`Variable ${segment.variable}`}>
-                    {segment.text}
-                  </mark>
-                ) : (
-                  // biome-ignore lint/suspicious/noArrayIndexKey: segments are recomputed from the text
-                  <span key={i}>{segment.text}</span>
-                ),
-              )}
-            </p>
           </li>
         ))}
       </ol>
+      <h3 id="tools-title">Tools</h3>
+      <ToolsEditor label="Tools (JSON)" readOnly={!canEdit} value={toolsText} onChange={editTools} />
+      {toolsProblems.length > 0 && (
+        <ul className="error tool-problems" aria-label="Tools problems">
+          {toolsProblems.map((problem) => (
+            <li key={problem}>{problem}</li>
+          ))}
+        </ul>
+      )}
       {canEdit && (
         <div className="actions">
           <button
@@ -202,12 +210,18 @@ export function PromptEditor() {
           >
             Add message
           </button>
-          <button type="button" onClick={saveDraft} disabled={save.isPending || !unsaved}>
+          <button type="button" onClick={saveDraft} disabled={save.isPending || !unsaved || toolsProblems.length > 0}>
             Save draft
           </button>
           {unsaved && <span className="hint">Unsaved changes</span>}
         </div>
       )}
+      <Playground
+        promptId={promptId}
+        projectId={projectId as string}
+        variables={Object.keys(saved.variables)}
+        blocked={!canEdit ? "A read-only key cannot run prompts." : unsaved ? "Save the draft to run it." : null}
+      />
       <Deployments
         promptId={promptId}
         projectId={projectId as string}
@@ -285,32 +299,17 @@ function Deployments({ promptId, projectId, canEdit, draft, onNotice, onFailure 
     await queryClient.invalidateQueries({ queryKey: ["get", "/projects/{projectId}/deployment-environments"] });
   }
 
-  /** Redeploys an earlier snapshot: it becomes the draft again, then is deployed to its environment. */
+  /** Deploys an earlier snapshot again to its environment; the draft is left as it is. */
   async function rollBack(deployment: Schemas["Deployment"]) {
-    const { config, messages, tools } = deployment.prompt;
-    const saved = await fetchClient.PATCH("/prompts/{promptId}", {
+    const reply = await fetchClient.POST("/prompts/{promptId}/deployments", {
       params: { path: { promptId } },
-      body: {
-        messages,
-        tools,
-        config: {
-          provider: config.providerName ?? null,
-          providerId: config.providerId ?? null,
-          model: config.model ?? null,
-          settings: config.settings ?? {},
-        },
-      },
+      body: { deploymentEnvironmentId: deployment.deploymentEnvironmentId, sourceDeploymentId: deployment.id },
     });
-    if (!saved.data) return onFailure(errorMessage(saved.error));
-    try {
-      await deploy(deployment.deploymentEnvironmentId);
-      await refresh();
-      onNotice(
-        `Rolled ${nameOf(deployment.deploymentEnvironmentId)} back to the version of ${formatTime(deployment.createdAt)}.`,
-      );
-    } catch (error) {
-      onFailure((error as Error).message);
-    }
+    if (!reply.data) return onFailure(errorMessage(reply.error));
+    await refresh();
+    onNotice(
+      `Rolled ${nameOf(deployment.deploymentEnvironmentId)} back to the version of ${formatTime(deployment.createdAt)}.`,
+    );
   }
 
   const versionOf = (id: string | undefined): Version | undefined => {

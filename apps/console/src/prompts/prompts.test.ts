@@ -1,6 +1,9 @@
+import { Validator } from "@cfworker/json-schema";
+import { openapiDocument } from "@pharos/contract";
 import { describe, expect, it } from "vitest";
+import { toolsSchema } from "../../tools-schema-plugin.ts";
 import { diffVersions, type Version } from "./diff.ts";
-import { segments, variableNames } from "./variables.ts";
+import { toolProblems } from "./tool-problems.ts";
 
 const version = (text: string, model = "gpt-4o-mini"): Version => ({
   config: { provider: "openai", model, settings: { temperature: 0.2 } },
@@ -11,17 +14,21 @@ const version = (text: string, model = "gpt-4o-mini"): Version => ({
   tools: [],
 });
 
-describe("variables", () => {
-  it("splits text into plain parts and {{variables}}", () => {
-    expect(segments("Hi {{ name }}, order {{order_id}}.")).toEqual([
-      { text: "Hi " },
-      { text: "{{ name }}", variable: "name" },
-      { text: ", order " },
-      { text: "{{order_id}}", variable: "order_id" },
-      { text: "." },
-    ]);
-    expect(segments("no {{ }} here {{1x}}")).toEqual([{ text: "no {{ }} here {{1x}}" }]);
-    expect(variableNames("{{a}} {{b}} {{a}}")).toEqual(["a", "b"]);
+describe("toolProblems", () => {
+  // The schema the console ships, cut from the bundled spec as the build does.
+  const validator = new Validator(toolsSchema(openapiDocument as never) as never, "2020-12", false);
+  const tool = (schema: Record<string, unknown>) => ({ type: "function", definition: { schema } });
+
+  it("accepts tools the contract accepts", () => {
+    expect(toolProblems(validator, [tool({ name: "lookup", description: "Find an order." })])).toEqual([]);
+    expect(toolProblems(validator, [])).toEqual([]);
+  });
+
+  it("names the innermost place of each schema error", () => {
+    const problems = toolProblems(validator, [tool({ name: "lookup" })]);
+    expect(problems.length).toBeGreaterThan(0);
+    expect(problems.join("\n")).toMatch(/^tools\[0\]\.definition\.schema: .*description/m);
+    expect(toolProblems(validator, { not: "an array" })).toEqual([expect.stringMatching(/^tools: /)]);
   });
 });
 

@@ -45,6 +45,8 @@ const ACCESS = {
   updatePrompt: "write",
   deletePrompt: "write",
   getPromptDraft: "read",
+  // A run spends the workspace's provider credits and writes a trace: the keys that may edit the prompt.
+  runPrompt: "write",
   getDeployment: "deployment-read",
   listDeployments: "read",
   createDeployment: "write",

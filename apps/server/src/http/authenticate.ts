@@ -55,6 +55,7 @@ export const authenticate = (
       cursorSecret: deps.cursorSecret,
       logWrites: deps.logWrites,
       secrets: deps.secrets,
+      modelCalls: deps.modelCalls,
       wakeWorkers: deps.wakeWorkers,
       webhooks: deps.webhooks,
     });

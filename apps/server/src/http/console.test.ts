@@ -40,6 +40,21 @@ describeEachStore(
       }
     });
 
+    it("gives each page load a fresh nonce for style elements, in the CSP and in the page's csp-nonce meta tag", async () => {
+      const { app } = use();
+      const nonces = [];
+      for (const path of ["/", "/prompts"]) {
+        const response = await get(app, path);
+        const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]{24})'/.exec(
+          response.headers.get("Content-Security-Policy") ?? "",
+        )?.[1];
+        expect(nonce, path).toBeDefined();
+        expect(await response.text()).toContain(`<meta name="csp-nonce" content="${nonce}">`);
+        nonces.push(nonce);
+      }
+      expect(nonces[0]).not.toBe(nonces[1]);
+    });
+
     it("serves hashed assets with their type, cached for a year as immutable", async () => {
       const { app } = use();
       const script = await get(app, "/assets/index-Ab12Cd34.js");

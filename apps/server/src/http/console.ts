@@ -3,6 +3,7 @@
  * page path (the console routes in the browser) and revalidated at each load, all under a Content-Security-Policy
  * that lets only the server's own scripts run (no inline script, no eval) and the page talk only to this origin.
  */
+import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { Context, Hono } from "hono";
@@ -37,8 +38,8 @@ const ASSET_NAME = /^[\w-]+\.(js|css|svg|png|woff2|map)$/;
 const notBuilt = () =>
   new ApiError("RESOURCE_NOT_FOUND", "The console is not built: run `pnpm --filter @pharos/console build`.");
 
-function secure(c: Context<AppEnv>) {
-  c.header("Content-Security-Policy", CONSOLE_CSP);
+function secure(c: Context<AppEnv>, csp = CONSOLE_CSP) {
+  c.header("Content-Security-Policy", csp);
   c.header("X-Content-Type-Options", "nosniff");
   c.header("Referrer-Policy", "no-referrer");
 }
@@ -61,8 +62,12 @@ export function serveConsole(app: Hono<AppEnv>, directory: string | undefined): 
     if (path === "/v2" || path.startsWith("/v2/") || /\.[^/]*$/.test(path)) return next();
     const index = directory && join(directory, "index.html");
     if (!index || !existsSync(index)) throw notBuilt();
-    secure(c);
+    // The code editor (CodeMirror) writes its styles into a <style> element; a nonce fresh for each page load lets
+    // those in, and nothing else inline. The page reads it from the meta tag (the nonce attribute is hidden).
+    const nonce = randomBytes(16).toString("base64");
+    secure(c, CONSOLE_CSP.replace("style-src 'self'", `style-src 'self' 'nonce-${nonce}'`));
     c.header("Cache-Control", "no-cache");
-    return c.html(readFileSync(index, "utf8"));
+    const page = readFileSync(index, "utf8").replace("<head>", `<head><meta name="csp-nonce" content="${nonce}">`);
+    return c.html(page);
   });
 }

@@ -15,6 +15,8 @@ export const codeToStatus = {
   PAYLOAD_TOO_LARGE: 413,
   RATE_LIMITED: 429,
   INTERNAL_ERROR: 500,
+  // An upstream LLM provider failed a prompt run (runPrompt): the gateway's status, not a fault of this server.
+  PROVIDER_ERROR: 502,
   // The server as a whole is saturated (not this client over its quota, which is 429): see ADR 0010.
   OVERLOADED: 503,
 } as const satisfies Record<ErrorCode, ContentfulStatusCode>;

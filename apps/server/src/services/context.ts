@@ -1,6 +1,7 @@
 import type { Kysely } from "kysely";
 import type { Principal } from "../auth/principal.ts";
 import type { IdGenerator } from "../ids.ts";
+import type { CallOptions } from "../llm/model-target.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { CachedReads } from "../store/read-cache.ts";
 import type { Database } from "../store/schema.ts";
@@ -24,6 +25,8 @@ export interface ServiceContext {
   logWrites: WriteBatcher;
   /** Seals and opens provider credentials. */
   secrets: SecretBox;
+  /** Limits of a model call made while a request waits (runPrompt): the evaluation workers' timeout and retries. */
+  modelCalls: Omit<CallOptions, "signal">;
   /** Tells this process's evaluation worker, if any, that a run was queued (others poll). */
   wakeWorkers: () => void;
   /** The webhook settings of the app (private addresses, delivery timeout) and its deliverer's wake-up. */

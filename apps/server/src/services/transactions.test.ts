@@ -22,6 +22,7 @@ async function serviceContext(h: Harness): Promise<ServiceContext> {
     cursorSecret: "test",
     logWrites: h.app.logWrites,
     secrets: h.secrets,
+    modelCalls: { timeoutMs: 5000, maxRetries: 0 },
     wakeWorkers: () => {},
     webhooks: DEFAULT_WEBHOOK_SETTINGS,
   };

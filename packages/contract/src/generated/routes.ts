@@ -827,11 +827,12 @@ export const ErrorCodeSchema = z
     'PAYLOAD_TOO_LARGE',
     'RATE_LIMITED',
     'INTERNAL_ERROR',
+    'PROVIDER_ERROR',
     'OVERLOADED',
   ])
   .openapi({
     description:
-      "Machine-readable error code. Each code has exactly one HTTP status:\n\n| Code | Status | When |\n|---|---|---|\n| `VALIDATION_ERROR` | 400 | malformed JSON, wrong content type, a field that breaks the schema or a rule of the operation |\n| `INVALID_CURSOR` | 400 | a cursor that is malformed, tampered with, or reused with another query |\n| `AUTHENTICATION_REQUIRED` | 401 | missing, unknown or revoked API key |\n| `FORBIDDEN` | 403 | a valid key whose role or project scope does not cover the operation |\n| `RESOURCE_NOT_FOUND` | 404 | an id that does not exist in the key's workspace (another workspace's resources look missing) |\n| `CONFLICT` | 409 | the request clashes with stored state (duplicate trace `referenceId`, cancelling a finished run, deleting a dataset still used by an evaluator) |\n| `PAYLOAD_TOO_LARGE` | 413 | request body over 32 MB, or span content over 1 MB serialized |\n| `RATE_LIMITED` | 429 | too many requests; the response carries `Retry-After` |\n| `INTERNAL_ERROR` | 500 | a fault of the server; safe to retry |\n| `OVERLOADED` | 503 | log writes arrive faster than storage commits them; nothing was stored, the response carries `Retry-After` |\n",
+      "Machine-readable error code. Each code has exactly one HTTP status:\n\n| Code | Status | When |\n|---|---|---|\n| `VALIDATION_ERROR` | 400 | malformed JSON, wrong content type, a field that breaks the schema or a rule of the operation |\n| `INVALID_CURSOR` | 400 | a cursor that is malformed, tampered with, or reused with another query |\n| `AUTHENTICATION_REQUIRED` | 401 | missing, unknown or revoked API key |\n| `FORBIDDEN` | 403 | a valid key whose role or project scope does not cover the operation |\n| `RESOURCE_NOT_FOUND` | 404 | an id that does not exist in the key's workspace (another workspace's resources look missing) |\n| `CONFLICT` | 409 | the request clashes with stored state (duplicate trace `referenceId`, cancelling a finished run, deleting a dataset still used by an evaluator) |\n| `PAYLOAD_TOO_LARGE` | 413 | request body over 32 MB, or span content over 1 MB serialized |\n| `RATE_LIMITED` | 429 | too many requests; the response carries `Retry-After` |\n| `INTERNAL_ERROR` | 500 | a fault of the server; safe to retry |\n| `PROVIDER_ERROR` | 502 | the LLM provider a prompt run calls failed after its retries, refused the call or timed out (`runPrompt`) |\n| `OVERLOADED` | 503 | log writes arrive faster than storage commits them; nothing was stored, the response carries `Retry-After` |\n",
     examples: ['VALIDATION_ERROR'],
   })
   .openapi('ErrorCode')
@@ -2969,6 +2970,116 @@ export const UpdatePromptRequestSchema = z
 
 export type UpdatePromptRequest = z.infer<typeof UpdatePromptRequestSchema>
 
+export const RunPromptRequestSchema = z
+  .strictObject({
+    variables: z
+      .record(z.string(), z.string().max(1000000))
+      .exactOptional()
+      .refine(...recordWithin({
+          maxProperties: 100,
+          propertyNames: { minLength: 1, maxLength: 64 },
+        })).openapi({
+        description:
+          "Values of the prompt's variables by name (text, or the URL of an image or PDF variable).",
+        ...{
+          maxProperties: 100,
+          propertyNames: { minLength: 1, maxLength: 64 },
+        },
+      }),
+    deploymentId: EntityIdSchema.exactOptional().openapi({
+      description: "Run this deployment's snapshot instead of the draft.",
+    }),
+  })
+  .openapi({
+    description:
+      "One playground run. `variables` gives a value for every `{{name}}` of the version that runs (names it does not use are ignored; an empty string is a value). Without `deploymentId` the prompt's current draft runs; a given id must name a deployment of this prompt.",
+    examples: [{ variables: { question: 'Where is my order 8812?' } }],
+  })
+  .openapi('RunPromptRequest')
+
+export type RunPromptRequest = z.infer<typeof RunPromptRequestSchema>
+
+export const RunPromptResponseSchema = z
+  .strictObject({
+    messages: z
+      .array(PromptMessageSchema)
+      .max(500)
+      .openapi({
+        description: 'The response as assistant messages (text, reasoning, tool calls).',
+      }),
+    text: z
+      .string()
+      .max(33554432)
+      .openapi({
+        description: "The response's text parts joined (empty when the model only called tools).",
+      }),
+    usage: z
+      .strictObject({
+        inputTokens: z.int().min(0).nullable(),
+        outputTokens: z.int().min(0).nullable(),
+        totalTokens: z.int().min(0).nullable(),
+      })
+      .openapi({ required: ['inputTokens', 'outputTokens', 'totalTokens'] }),
+    cost: z
+      .number()
+      .min(0)
+      .nullable()
+      .openapi({ description: 'US dollars, from the price table.' }),
+    latencyMs: z.int().min(0),
+    provider: z
+      .string()
+      .max(64)
+      .openapi({
+        description: 'The provider kind called (`openai`, `anthropic`, `openai-compatible`).',
+      }),
+    providerId: EntityIdSchema.openapi({
+      description: 'The provider record the call went through.',
+    }),
+    model: z.string().max(256),
+    deploymentId: z
+      .union([EntityIdSchema, z.null().nullable()])
+      .openapi({ description: 'The deployment that ran, `null` for the draft.' }),
+    traceId: EntityIdSchema.openapi({ description: 'The trace the run was logged as.' }),
+    spanId: EntityIdSchema.openapi({ description: 'Its Model span.' }),
+  })
+  .openapi({
+    description:
+      "The answer of one playground run. Token counts are the provider's (`null` when it reports none); `cost` is USD from the built-in price table (`null` for a model without a price); `latencyMs` is the whole call, retries included.",
+    required: [
+      'messages',
+      'text',
+      'usage',
+      'cost',
+      'latencyMs',
+      'provider',
+      'providerId',
+      'model',
+      'deploymentId',
+      'traceId',
+      'spanId',
+    ],
+    examples: [
+      {
+        messages: [
+          { role: 'assistant', content: [{ modality: 'text', value: 'It ships tomorrow.' }] },
+        ],
+        text: 'It ships tomorrow.',
+        usage: { inputTokens: 12, outputTokens: 3, totalTokens: 15 },
+        cost: 0.0000036,
+        latencyMs: 640,
+        provider: 'openai',
+        providerId: 'provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P',
+        model: 'gpt-4o-mini',
+        deploymentId: null,
+        traceId: 'trace_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+        spanId: 'span_01JD8Q9A1B2C3D4E5F6G7H8J9M',
+      },
+    ],
+  })
+  .openapi('RunPromptResponse')
+
+export type RunPromptResponse = z.infer<typeof RunPromptResponseSchema>
+
 export const PromptSnapshotConfigSchema = z
   .strictObject({
     providerName: z
@@ -3135,12 +3246,24 @@ export const DeploymentListSchema = z
 export type DeploymentList = z.infer<typeof DeploymentListSchema>
 
 export const CreateDeploymentRequestSchema = z
-  .strictObject({ deploymentEnvironmentId: EntityIdSchema })
+  .strictObject({
+    deploymentEnvironmentId: EntityIdSchema,
+    sourceDeploymentId: EntityIdSchema.exactOptional().openapi({
+      description:
+        'An earlier deployment of this prompt whose snapshot to deploy again, instead of the draft.',
+    }),
+  })
   .openapi({
     description:
-      "Environment to deploy the prompt's current draft to; it must belong to the prompt's project.",
+      "Environment to deploy to; it must belong to the prompt's project. Without `sourceDeploymentId` the prompt's current draft is deployed; with it, that earlier deployment's snapshot is deployed as it is (a rollback that leaves the draft alone); it must be a deployment of this prompt (404 otherwise).",
     required: ['deploymentEnvironmentId'],
-    examples: [{ deploymentEnvironmentId: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC' }],
+    examples: [
+      { deploymentEnvironmentId: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC' },
+      {
+        deploymentEnvironmentId: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC',
+        sourceDeploymentId: 'deployment_01JD8Q4P4R3E8CP6Z0A2B5F7YD',
+      },
+    ],
   })
   .openapi('CreateDeploymentRequest')
 
@@ -7911,6 +8034,24 @@ export const ConflictResponse = {
   },
 }
 
+export const ProviderErrorResponse = {
+  description:
+    "PROVIDER_ERROR: the LLM provider the prompt runs on failed after its retries, refused the call or did not answer in time; the message quotes the provider's reason.",
+  headers: z.object({ 'X-Request-Id': RequestIdHeaderSchema }),
+  content: {
+    'application/json': {
+      schema: ErrorSchema,
+      example: {
+        error: {
+          code: 'PROVIDER_ERROR',
+          message:
+            'The provider failed: openai returned 500 after 3 attempts: upstream error. The call is logged as trace trace_01JD8Q9A1B2C3D4E5F6G7H8J9K.',
+        },
+      },
+    },
+  },
+}
+
 export const OverloadedResponse = {
   description:
     "OVERLOADED: log writes are arriving faster than storage commits them and the server's queue of writes is full. Nothing of the request was stored; retry after `Retry-After` seconds.",
@@ -9714,6 +9855,71 @@ export const getPromptsPromptIdDraftRoute = createRoute({
   },
 })
 
+export const postPromptsPromptIdRunRoute = createRoute({
+  method: 'post',
+  path: '/prompts/{promptId}/run',
+  tags: ['Prompts'],
+  summary: 'Run a prompt once (playground)',
+  description:
+    "Fills the prompt's current draft (or, with `deploymentId`, that deployment's snapshot) with `variables`, calls its model once through its provider record (the same choice and client as evaluation runs), and answers 200 with the model's response messages, token usage, cost and latency. The call is logged as a trace of the prompt's project with one Model span (`promptId`, `deploymentId`, the variables), through the ordinary log write path (masking, metrics), so it appears in log search; the answer carries its `traceId`. Tool calls are returned, never executed. 400 names every variable of the prompt that `variables` lacks, and a version without a provider and model; 404 for an unknown prompt or a deployment that is not one of the prompt's; 409 when the provider record the version names is unusable (deleted, no credentials, no record of the kind); 502 PROVIDER_ERROR when the provider fails after its retries or does not answer in time (the failed call is logged too, as a `failure` trace, and the message names it).",
+  operationId: 'runPrompt',
+  request: {
+    params: z.object({ promptId: PromptIdParamsSchema }),
+    body: {
+      content: {
+        'application/json': {
+          schema: RunPromptRequestSchema,
+          example: { variables: { company: 'Acme', question: 'Where is my order 8812?' } },
+        },
+      },
+      required: true,
+    },
+  },
+  responses: {
+    200: {
+      description: "The model's answer, with usage, cost, latency and the trace it was logged as.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: RunPromptResponseSchema,
+          example: {
+            messages: [
+              {
+                role: 'assistant',
+                content: [{ modality: 'text', value: 'Order 8812 ships tomorrow.' }],
+              },
+            ],
+            text: 'Order 8812 ships tomorrow.',
+            usage: { inputTokens: 24, outputTokens: 6, totalTokens: 30 },
+            cost: 0.0000072,
+            latencyMs: 812,
+            provider: 'openai',
+            providerId: 'provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P',
+            model: 'gpt-4o-mini',
+            deploymentId: null,
+            traceId: 'trace_01JD8Q9A1B2C3D4E5F6G7H8J9K',
+            spanId: 'span_01JD8Q9A1B2C3D4E5F6G7H8J9M',
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    409: ConflictResponse,
+    413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+    502: ProviderErrorResponse,
+    503: OverloadedResponse,
+  },
+})
+
 export const getDeploymentsRoute = createRoute({
   method: 'get',
   path: '/deployments',
@@ -9953,7 +10159,7 @@ export const postPromptsPromptIdDeploymentsRoute = createRoute({
   tags: ['Deployments'],
   summary: 'Deploy a prompt',
   description:
-    "Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, redeploy after restoring the draft; earlier deployments stay readable by id. 404 when the prompt, or the environment in the prompt's project, does not exist.",
+    "Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, pass `sourceDeploymentId`: that earlier deployment's snapshot is deployed again, unchanged, and the draft is left as it is; earlier deployments stay readable by id. 404 when the prompt, the environment in the prompt's project, or the source deployment among the prompt's deployments does not exist.",
   operationId: 'createDeployment',
   request: {
     params: z.object({ promptId: PromptIdParamsSchema }),

@@ -507,6 +507,32 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/prompts/{promptId}/run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Run a prompt once (playground)
+         * @description Fills the prompt's current draft (or, with `deploymentId`, that deployment's snapshot) with `variables`, calls its model once through its provider record (the same choice and client as evaluation runs), and answers 200 with the model's response messages, token usage, cost and latency. The call is logged as a trace of the prompt's project with one Model span (`promptId`, `deploymentId`, the variables), through the ordinary log write path (masking, metrics), so it appears in log search; the answer carries its `traceId`. Tool calls are returned, never executed. 400 names every variable of the prompt that `variables` lacks, and a version without a provider and model; 404 for an unknown prompt or a deployment that is not one of the prompt's; 409 when the provider record the version names is unusable (deleted, no credentials, no record of the kind); 502 PROVIDER_ERROR when the provider fails after its retries or does not answer in time (the failed call is logged too, as a `failure` trace, and the message names it).
+         */
+        post: operations["runPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/deployments": {
         parameters: {
             query?: never;
@@ -571,7 +597,7 @@ export type paths = {
         put?: never;
         /**
          * Deploy a prompt
-         * @description Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, redeploy after restoring the draft; earlier deployments stay readable by id. 404 when the prompt, or the environment in the prompt's project, does not exist.
+         * @description Snapshots the prompt's current draft (configuration, messages, tools, variables) into a new immutable Deployment in the given environment and returns it (201); it becomes the environment's latest deployment of this prompt, read with `deploymentId=latest`. A draft with an incomplete configuration can be deployed. To roll back, pass `sourceDeploymentId`: that earlier deployment's snapshot is deployed again, unchanged, and the draft is left as it is; earlier deployments stay readable by id. 404 when the prompt, the environment in the prompt's project, or the source deployment among the prompt's deployments does not exist.
          */
         post: operations["createDeployment"];
         delete?: never;
@@ -1804,11 +1830,12 @@ export type components = {
          *     | `PAYLOAD_TOO_LARGE` | 413 | request body over 32 MB, or span content over 1 MB serialized |
          *     | `RATE_LIMITED` | 429 | too many requests; the response carries `Retry-After` |
          *     | `INTERNAL_ERROR` | 500 | a fault of the server; safe to retry |
+         *     | `PROVIDER_ERROR` | 502 | the LLM provider a prompt run calls failed after its retries, refused the call or timed out (`runPrompt`) |
          *     | `OVERLOADED` | 503 | log writes arrive faster than storage commits them; nothing was stored, the response carries `Retry-After` |
          * @example VALIDATION_ERROR
          * @enum {string}
          */
-        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "AUTHENTICATION_REQUIRED" | "FORBIDDEN" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "OVERLOADED";
+        ErrorCode: "VALIDATION_ERROR" | "INVALID_CURSOR" | "AUTHENTICATION_REQUIRED" | "FORBIDDEN" | "RESOURCE_NOT_FOUND" | "CONFLICT" | "PAYLOAD_TOO_LARGE" | "RATE_LIMITED" | "INTERNAL_ERROR" | "PROVIDER_ERROR" | "OVERLOADED";
         /**
          * @description One problem found in the request.
          * @example {
@@ -3440,6 +3467,77 @@ export type components = {
             tools?: components["schemas"]["PromptTool"][];
         };
         /**
+         * @description One playground run. `variables` gives a value for every `{{name}}` of the version that runs (names it does not use are ignored; an empty string is a value). Without `deploymentId` the prompt's current draft runs; a given id must name a deployment of this prompt.
+         * @example {
+         *       "variables": {
+         *         "question": "Where is my order 8812?"
+         *       }
+         *     }
+         */
+        RunPromptRequest: {
+            /** @description Values of the prompt's variables by name (text, or the URL of an image or PDF variable). */
+            variables?: {
+                [key: string]: string;
+            };
+            /** @description Run this deployment's snapshot instead of the draft. */
+            deploymentId?: components["schemas"]["EntityId"];
+        };
+        /**
+         * @description The answer of one playground run. Token counts are the provider's (`null` when it reports none); `cost` is USD from the built-in price table (`null` for a model without a price); `latencyMs` is the whole call, retries included.
+         * @example {
+         *       "messages": [
+         *         {
+         *           "role": "assistant",
+         *           "content": [
+         *             {
+         *               "modality": "text",
+         *               "value": "It ships tomorrow."
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "text": "It ships tomorrow.",
+         *       "usage": {
+         *         "inputTokens": 12,
+         *         "outputTokens": 3,
+         *         "totalTokens": 15
+         *       },
+         *       "cost": 0.0000036,
+         *       "latencyMs": 640,
+         *       "provider": "openai",
+         *       "providerId": "provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P",
+         *       "model": "gpt-4o-mini",
+         *       "deploymentId": null,
+         *       "traceId": "trace_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+         *       "spanId": "span_01JD8Q9A1B2C3D4E5F6G7H8J9M"
+         *     }
+         */
+        RunPromptResponse: {
+            /** @description The response as assistant messages (text, reasoning, tool calls). */
+            messages: components["schemas"]["PromptMessage"][];
+            /** @description The response's text parts joined (empty when the model only called tools). */
+            text: string;
+            usage: {
+                inputTokens: number | null;
+                outputTokens: number | null;
+                totalTokens: number | null;
+            };
+            /** @description US dollars, from the price table. */
+            cost: number | null;
+            latencyMs: number;
+            /** @description The provider kind called (`openai`, `anthropic`, `openai-compatible`). */
+            provider: string;
+            /** @description The provider record the call went through. */
+            providerId: components["schemas"]["EntityId"];
+            model: string;
+            /** @description The deployment that ran, `null` for the draft. */
+            deploymentId: components["schemas"]["EntityId"] | null;
+            /** @description The trace the run was logged as. */
+            traceId: components["schemas"]["EntityId"];
+            /** @description Its Model span. */
+            spanId: components["schemas"]["EntityId"];
+        };
+        /**
          * @description Model configuration frozen in a deployment. Every key is optional because a draft can be deployed with an incomplete configuration: `providerName`, `providerId` and `model` are omitted when the draft's `provider`, `providerId` or `model` was `null`; `settings` is always written (possibly `{}`).
          * @example {
          *       "providerName": "openai",
@@ -3613,13 +3711,19 @@ export type components = {
             pagination: components["schemas"]["Pagination"];
         };
         /**
-         * @description Environment to deploy the prompt's current draft to; it must belong to the prompt's project.
+         * @description Environment to deploy to; it must belong to the prompt's project. Without `sourceDeploymentId` the prompt's current draft is deployed; with it, that earlier deployment's snapshot is deployed as it is (a rollback that leaves the draft alone); it must be a deployment of this prompt (404 otherwise).
          * @example {
          *       "deploymentEnvironmentId": "env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC"
+         *     }
+         * @example {
+         *       "deploymentEnvironmentId": "env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC",
+         *       "sourceDeploymentId": "deployment_01JD8Q4P4R3E8CP6Z0A2B5F7YD"
          *     }
          */
         CreateDeploymentRequest: {
             deploymentEnvironmentId: components["schemas"]["EntityId"];
+            /** @description An earlier deployment of this prompt whose snapshot to deploy again, instead of the draft. */
+            sourceDeploymentId?: components["schemas"]["EntityId"];
         };
         /**
          * @description Lifecycle state of an evaluator. A new evaluator is `active`. `PATCH` with `status: archived` archives it and `status: active` restores it (active ↔ archived, both directions, any number of times). An archived evaluator keeps its configuration and past runs but cannot start new runs (409 CONFLICT) and is never picked as the prompt's default evaluator.
@@ -7454,6 +7558,24 @@ export type components = {
                 "application/json": components["schemas"]["Error"];
             };
         };
+        /** @description PROVIDER_ERROR: the LLM provider the prompt runs on failed after its retries, refused the call or did not answer in time; the message quotes the provider's reason. */
+        ProviderError: {
+            headers: {
+                "X-Request-Id": components["headers"]["RequestId"];
+                [name: string]: unknown;
+            };
+            content: {
+                /**
+                 * @example {
+                 *       "error": {
+                 *         "code": "PROVIDER_ERROR",
+                 *         "message": "The provider failed: openai returned 500 after 3 attempts: upstream error. The call is logged as trace trace_01JD8Q9A1B2C3D4E5F6G7H8J9K."
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["Error"];
+            };
+        };
         /** @description OVERLOADED: log writes are arriving faster than storage commits them and the server's queue of writes is full. Nothing of the request was stored; retry after `Retry-After` seconds. */
         Overloaded: {
             headers: {
@@ -9494,6 +9616,86 @@ export interface operations {
             404: components["responses"]["NotFound"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
+        };
+    };
+    runPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the prompt.
+                 * @example prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA
+                 */
+                promptId: components["parameters"]["PromptId"];
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "variables": {
+                 *         "company": "Acme",
+                 *         "question": "Where is my order 8812?"
+                 *       }
+                 *     }
+                 */
+                "application/json": components["schemas"]["RunPromptRequest"];
+            };
+        };
+        responses: {
+            /** @description The model's answer, with usage, cost, latency and the trace it was logged as. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "messages": [
+                     *         {
+                     *           "role": "assistant",
+                     *           "content": [
+                     *             {
+                     *               "modality": "text",
+                     *               "value": "Order 8812 ships tomorrow."
+                     *             }
+                     *           ]
+                     *         }
+                     *       ],
+                     *       "text": "Order 8812 ships tomorrow.",
+                     *       "usage": {
+                     *         "inputTokens": 24,
+                     *         "outputTokens": 6,
+                     *         "totalTokens": 30
+                     *       },
+                     *       "cost": 0.0000072,
+                     *       "latencyMs": 812,
+                     *       "provider": "openai",
+                     *       "providerId": "provider_01JD8Q3Z9Y8X7W6V5T4S3R2Q1P",
+                     *       "model": "gpt-4o-mini",
+                     *       "deploymentId": null,
+                     *       "traceId": "trace_01JD8Q9A1B2C3D4E5F6G7H8J9K",
+                     *       "spanId": "span_01JD8Q9A1B2C3D4E5F6G7H8J9M"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunPromptResponse"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+            502: components["responses"]["ProviderError"];
+            503: components["responses"]["Overloaded"];
         };
     };
     getDeployment: {

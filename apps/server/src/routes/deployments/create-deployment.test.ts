@@ -1,5 +1,11 @@
 import { expect, it } from "vitest";
-import { createEnvironment, deploy, keyId, MISSING_ENV } from "../../testing/deployment-fixtures.ts";
+import {
+  createEnvironment,
+  deploy,
+  keyId,
+  MISSING_DEPLOYMENT,
+  MISSING_ENV,
+} from "../../testing/deployment-fixtures.ts";
 import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore } from "../../testing/harness.ts";
 import { createPrompt, MISSING_PROMPT, newProject, text } from "../../testing/prompt-fixtures.ts";
@@ -149,5 +155,47 @@ describeEachStore("createDeployment", (use) => {
     }
     const list = await h.request("GET", `/prompts/${prompt.id}/deployments`);
     expect(list.body.deployments).toEqual([]);
+  });
+
+  it("rolls back with sourceDeploymentId: the earlier snapshot is deployed again and the draft is left alone", async () => {
+    const h = use();
+    const prompt = await createPrompt(h, { draft: { messages: [{ role: "user", content: [text("First {{a}}")] }] } });
+    const environmentId = await createEnvironment(h);
+    const first = await deploy(h, prompt.id, environmentId);
+    const edited = [{ role: "user", content: [text("Second {{b}}")] }];
+    await h.request("PATCH", `/prompts/${prompt.id}`, { body: { messages: edited } });
+    await deploy(h, prompt.id, environmentId);
+
+    const rollback = await h.request("POST", `/prompts/${prompt.id}/deployments`, {
+      body: { deploymentEnvironmentId: environmentId, sourceDeploymentId: first.id },
+    });
+
+    expect(rollback.status).toBe(201);
+    expect(rollback.body.id).not.toBe(first.id);
+    expect(rollback.body.prompt).toEqual(first.prompt);
+    const latest = await h.request(
+      "GET",
+      `/deployments?promptId=${prompt.id}&deploymentId=latest&deploymentEnvironmentId=${environmentId}`,
+    );
+    expect(latest.body.id).toBe(rollback.body.id);
+    expect((await h.request("GET", `/prompts/${prompt.id}/draft`)).body.messages).toEqual(edited);
+  });
+
+  it("answers 404 for a source deployment that is unknown or of another prompt", async () => {
+    const h = use();
+    const prompt = await createPrompt(h);
+    const other = await createPrompt(h);
+    const environmentId = await createEnvironment(h);
+    const othersDeployment = await deploy(h, other.id, environmentId);
+    for (const sourceDeploymentId of [MISSING_DEPLOYMENT, othersDeployment.id]) {
+      await expectError(
+        await h.request("POST", `/prompts/${prompt.id}/deployments`, {
+          body: { deploymentEnvironmentId: environmentId, sourceDeploymentId },
+        }),
+        404,
+        "RESOURCE_NOT_FOUND",
+      );
+    }
+    expect((await h.request("GET", `/prompts/${prompt.id}/deployments`)).body.deployments).toEqual([]);
   });
 });

@@ -4,10 +4,11 @@ import { fromJson, toJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import { requirePrompt, type StoredDraft } from "../prompts/prompt.ts";
 import { enqueueWebhookEvent } from "../webhooks/outbox.ts";
-import { type Deployment, snapshotOf, toDeployment } from "./deployment.ts";
+import { type Deployment, requireDeploymentOfPrompt, snapshotOf, toDeployment } from "./deployment.ts";
 
 /**
- * Snapshots the prompt's current draft into a new deployment, which becomes the environment's latest one.
+ * Snapshots the prompt's current draft (or copies the snapshot of `sourceDeploymentId`, one of the prompt's
+ * deployments: a rollback that leaves the draft alone) into a new deployment, the environment's latest one.
  * Read and insert share a transaction so the snapshot is the draft as it was when the deployment was made;
  * the `create-deployment` webhook event is written in it too.
  */
@@ -16,7 +17,7 @@ export async function createDeployment(
   { promptId }: PathOf<"createDeployment">,
   body: BodyOf<"createDeployment">,
 ): Promise<Deployment> {
-  const { deploymentEnvironmentId, ...unread } = body;
+  const { deploymentEnvironmentId, sourceDeploymentId, ...unread } = body;
   unread satisfies Unread;
   const deployment = await inTransaction(ctx, async (tx) => {
     const prompt = await requirePrompt(tx, promptId);
@@ -27,7 +28,11 @@ export async function createDeployment(
       projectId: prompt.projectId,
       promptId: prompt.id,
       deploymentEnvironmentId: environment.id,
-      snapshot: toJson(snapshotOf(fromJson<StoredDraft>(prompt.draft))),
+      snapshot:
+        sourceDeploymentId === undefined
+          ? toJson(snapshotOf(fromJson<StoredDraft>(prompt.draft)))
+          : // Snapshots are immutable JSON: the source's is copied as stored.
+            (await requireDeploymentOfPrompt(tx, prompt.id, sourceDeploymentId)).snapshot,
       createdByKeyId: tx.principal.keyId,
       createdAt: tx.now(),
     };

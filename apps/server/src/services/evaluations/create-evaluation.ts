@@ -117,7 +117,7 @@ async function chooseEvaluator(ctx: ServiceContext, promptId: string, evaluatorI
 const isRunnable = ({ config }: RunPromptVersion) =>
   (config.provider !== null || config.providerId !== null) && config.model !== null;
 
-function draftVersion(draft: string): RunPromptVersion {
+export function draftVersion(draft: string): RunPromptVersion {
   const { config, messages, tools } = fromJson<StoredDraft>(draft);
   const version = { config, messages, tools };
   if (!isRunnable(version)) {
@@ -127,7 +127,7 @@ function draftVersion(draft: string): RunPromptVersion {
 }
 
 /** A deployment's snapshot, its config back in the draft's form (absent keys are null). */
-async function deploymentVersion(ctx: ServiceContext, promptId: string, deploymentId: string) {
+export async function deploymentVersion(ctx: ServiceContext, promptId: string, deploymentId: string) {
   const deployment = await requireDeploymentOfPrompt(ctx, promptId, deploymentId);
   const snapshot = fromJson<PromptSnapshot>(deployment.snapshot);
   const version: RunPromptVersion = {

@@ -21,7 +21,7 @@ export async function resolveModelTarget(
   secrets: SecretBox,
   workspaceId: string,
   choice: ModelChoice,
-): Promise<{ target: ModelTarget } | { error: string }> {
+): Promise<{ target: ModelTarget; providerId: string } | { error: string }> {
   const found = await findRecord(db, workspaceId, choice);
   if ("error" in found) return found;
   const { record } = found;
@@ -45,6 +45,7 @@ export async function resolveModelTarget(
   }
   return {
     target: { provider: record.provider, baseUrl: record.baseUrl, apiKey, headers, model: choice.model },
+    providerId: record.id,
   };
 }
 
