@@ -193,6 +193,37 @@ describeEachStore("continuous evaluation", (use) => {
     expect(await scoresOf(h, other.spanIds[0])).toHaveLength(0);
   });
 
+  it("a grade its score config refuses stays on its queue row with the refusal; the batch's other grades are scores", async () => {
+    const h = use();
+    const s = await newPromptWithEvaluator(h, { config: SHIPS });
+    const dataset = await ok(h, "POST", "/datasets", { projectId: h.projectId, title: "Verdicts" });
+    const refused = await ok(h, "POST", `/prompts/${s.promptId}/evaluators`, {
+      projectId: h.projectId,
+      datasetId: dataset.id,
+      title: "Verdict only",
+      config: SHIPS,
+    });
+    await ok(h, "POST", `/projects/${h.projectId}/score-configs`, {
+      name: "Verdict only",
+      rule: { type: "categorical", categories: ["correct", "wrong"] },
+    });
+    await ok(h, "POST", "/logs/trace", traceBody(h, {}, [liveSpan(s.promptId), liveSpan(s.promptId)]));
+    const refusedStats = { promptId: s.promptId, evaluatorId: refused.id as string };
+    expect(await waitForStats(h, refusedStats, (counts) => counts.pending === 0)).toMatchObject({ failed: 2 });
+    expect(await waitForStats(h, s, (counts) => counts.pending === 0)).toMatchObject({ graded: 2 });
+    const queued = await h.store.db
+      .selectFrom("onlineEvaluations")
+      .selectAll()
+      .where("evaluatorId", "=", refused.id)
+      .execute();
+    for (const row of queued) {
+      expect(["pass", "fail"]).toContain(row.grade);
+      expect(row.error).toMatch(/^The grade could not be stored as a score: ./);
+      const names = (await scoresOf(h, row.spanId)).map((score) => score.name);
+      expect(names).toEqual(["Ships"]);
+    }
+  });
+
   it("records why a span could not be graded: a variable it did not record, a judge provider failing", async () => {
     const h = use();
     reset();
