@@ -35,6 +35,11 @@ class StartError extends Error {}
 
 /** How often the HTTP server checks its connections against the headers and request timeouts. */
 const TIMEOUT_CHECK_MS = 1000;
+/**
+ * How long the log writes must have been idle before the embedded worker takes live spans at will (ADR 0016):
+ * longer than the gap between a batch's answers and the clients' next requests under steady writes.
+ */
+const INGESTION_QUIET_MS = 50;
 
 /**
  * V8 lets the old generation grow to about four times what survived its last full collection. Log writes keep
@@ -177,7 +182,8 @@ async function main(): Promise<void> {
     wakeWorkers: () => worker.wake(),
     webhooks: { ...config.webhooks, wake: () => deliverer.wake() },
   });
-  logWritesBusy = () => app.logWrites.busy;
+  // A write in progress or answered within the last INGESTION_QUIET_MS: steady writes leave no gap.
+  logWritesBusy = () => app.logWrites.busyWithin(INGESTION_QUIET_MS);
   const server = createAdaptorServer({
     fetch: app.fetch,
     hostname: config.host,

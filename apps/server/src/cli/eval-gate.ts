@@ -8,7 +8,7 @@ import { createClient, type PharosClient, unwrap } from "@pharos/client";
 import type { schemas } from "@pharos/contract";
 import type { CliIo, Values } from "./cli.ts";
 import { CommandError, UsageError } from "./cli-errors.ts";
-import { DEFAULT_POLL_MS } from "./eval-run.ts";
+import { DEFAULT_POLL_MS, DEFAULT_TIMEOUT_SECONDS } from "./eval-run.ts";
 
 type Run = schemas.EvaluationRun;
 type Comparison = schemas.EvaluationComparison;
@@ -27,6 +27,7 @@ interface GateOptions {
   minPassRate?: number;
   maxRegressions?: number;
   pollMs: number;
+  timeoutMs: number;
 }
 
 function gateOptions(values: Values): GateOptions {
@@ -64,6 +65,9 @@ function gateOptions(values: Values): GateOptions {
     pollMs:
       number("poll-interval", (n) => Number.isInteger(n) && n >= 10, "an integer ≥ 10 (milliseconds)") ??
       DEFAULT_POLL_MS,
+    timeoutMs:
+      1000 *
+      (number("timeout", (n) => Number.isInteger(n) && n >= 1, "an integer ≥ 1 (seconds)") ?? DEFAULT_TIMEOUT_SECONDS),
   };
 }
 
@@ -71,10 +75,22 @@ function gateOptions(values: Values): GateOptions {
 async function waitForRun(client: PharosClient, io: CliIo, run: Run, options: GateOptions, json: boolean) {
   const path = { promptId: options.promptId, evaluationId: run.runId };
   const drawing = io.interactive === true && !json;
+  const deadline = Date.now() + options.timeoutMs;
   let current = run;
   while (!TERMINAL.includes(current.status)) {
     if (drawing) io.stderr(`\r${progressBar(current)}`);
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+    if (Date.now() >= deadline) {
+      if (drawing) io.stderr("\n");
+      // A gate that gave up does not leave the run spending provider calls nobody will read.
+      const cancelled = await client.POST("/prompts/{promptId}/evaluations/{evaluationId}/cancel", {
+        params: { path },
+      });
+      const { completedRows, failedRows, totalRows } = current.progress;
+      throw new CommandError(
+        `run ${run.runId} did not finish within --timeout ${options.timeoutMs / 1000} s (${current.status}, ${completedRows + failedRows}/${totalRows} rows); ${cancelled.error ? "cancelling it failed, cancel it yourself" : "it was cancelled"}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, Math.min(options.pollMs, Math.max(0, deadline - Date.now()))));
     current = unwrap(await client.GET("/prompts/{promptId}/evaluations/{evaluationId}", { params: { path } }));
   }
   if (drawing) io.stderr(`\r${progressBar(current)}\n`);

@@ -146,12 +146,30 @@ describe.each(targets)("pharos eval run [%s]", (_, open) => {
     expect(report.comparison.regressedRowIds).toHaveLength(1);
   }, 90_000);
 
+  it("--timeout: exit 1 with the reason when the run has not finished by then, and the run is cancelled", async () => {
+    fake.configure({ latencyMs: 5_000 });
+    try {
+      const late = await gate(["--evaluator", setup.first, "--timeout", "1"]);
+      expect(late.code, late.stderr).toBe(1);
+      expect(late.stderr).toMatch(
+        /run (evalrun_\w+) did not finish within --timeout 1 s \(\w+, \d+\/4 rows\); it was cancelled/,
+      );
+      const runId = /run (evalrun_\w+) did not finish/.exec(late.stderr)?.[1];
+      const call = processApi(env.PHAROS_URL as string, env.PHAROS_API_KEY as string);
+      const run = await call("GET", `/prompts/${setup.promptId}/evaluations/${runId}`);
+      expect(["cancelling", "cancelled"]).toContain(run.status);
+    } finally {
+      fake.configure({ latencyMs: 5 });
+    }
+  }, 90_000);
+
   it("exit 2 for bad arguments; exit 1 for an API refusal such as an unknown prompt", async () => {
     for (const args of [
       ["--min-pass-rate", "1.5"],
       ["--max-regressions", "1"],
       ["--deployment", "deployment_01JD8Q4M1N0B5ZK3W7X9Y2C4VA", "--draft"],
       ["--baseline"],
+      ["--timeout", "0"],
     ]) {
       const result = await gate(args);
       expect(result.code, `${args.join(" ")}: ${result.stderr}`).toBe(2);

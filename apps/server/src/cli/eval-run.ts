@@ -5,10 +5,12 @@
 import type { Command } from "./cli.ts";
 
 export const DEFAULT_POLL_MS = 1000;
+/** How long the gate waits for its run by default: 30 minutes, under a typical CI job's own limit. */
+export const DEFAULT_TIMEOUT_SECONDS = 1800;
 
 export const EVAL_RUN_COMMAND: Command = {
   synopsis:
-    "eval run --prompt <id> [--deployment <id> | --draft] [--evaluator <id>] [--baseline <runId>] [--min-pass-rate <0..1>] [--max-regressions <n>]",
+    "eval run --prompt <id> [--deployment <id> | --draft] [--evaluator <id>] [--baseline <runId>] [--min-pass-rate <0..1>] [--max-regressions <n>] [--timeout <seconds>]",
   summary: "Run an evaluation on a Pharos server and fail (exit 1) when it misses a threshold: a CI gate",
   details: [
     "Talks to the server at --url (default PHAROS_URL, else http://127.0.0.1:8080) with the key in PHAROS_API_KEY.",
@@ -19,6 +21,7 @@ export const EVAL_RUN_COMMAND: Command = {
     "--min-pass-rate <r>    fail when the run's pass rate (pass ÷ results) is under r, from 0 to 1",
     "--max-regressions <n>  fail when more than n rows regressed from the baseline (needs --baseline)",
     `--poll-interval <ms>   how often to read the run's progress (default ${DEFAULT_POLL_MS})`,
+    `--timeout <seconds>    fail (exit 1) and cancel the run when it has not finished by then (default ${DEFAULT_TIMEOUT_SECONDS})`,
     "Prints a summary table (JSON with --json) on stdout, a progress bar on a terminal's stderr.",
     "Exit codes: 0 passed, 1 a threshold missed or the run failed, 2 bad arguments.",
   ],
@@ -31,6 +34,7 @@ export const EVAL_RUN_COMMAND: Command = {
     "min-pass-rate": { type: "string" },
     "max-regressions": { type: "string" },
     "poll-interval": { type: "string" },
+    timeout: { type: "string" },
     url: { type: "string" },
   },
   runAlone: async (run) => (await import("./eval-gate.ts")).evalRun(run),

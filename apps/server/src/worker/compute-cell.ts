@@ -1,6 +1,6 @@
 /**
  * One computed cell, end to end (ADR 0020): read the column, the row and (for a `prompt` column) the prompt's
- * current draft; run the prompt through its provider record, or send the api request; return the value or why
+ * current draft, or the deployment the column names; run the prompt through its provider record, or send the api request; return the value or why
  * there is none. Read at compute time, so an edit of the prompt or row before a cell is computed takes effect.
  */
 import type { schemas } from "@pharos/contract";
@@ -10,6 +10,7 @@ import { callModel, ModelCallError } from "../llm/call-model.ts";
 import type { CallOptions } from "../llm/model-target.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { StoredApiSettings } from "../services/datasets/column.ts";
+import type { PromptSnapshot } from "../services/deployments/deployment.ts";
 import { fromJson } from "../services/json.ts";
 import type { StoredDraft } from "../services/prompts/prompt.ts";
 import { resolveModelTarget } from "../services/providers/resolve-target.ts";
@@ -88,6 +89,32 @@ async function apiCell(
     : failed(answer.error, answer.latencyMs);
 }
 
+/** A deployment's snapshot of the prompt, its config back in the draft's form (as evaluation runs read it). */
+async function deploymentVersion(
+  db: Kysely<Database>,
+  promptId: string,
+  deploymentId: string,
+): Promise<Pick<StoredDraft, "config" | "messages" | "tools"> | undefined> {
+  const deployment = await db
+    .selectFrom("deployments")
+    .select("snapshot")
+    .where("id", "=", deploymentId)
+    .where("promptId", "=", promptId)
+    .executeTakeFirst();
+  if (!deployment) return undefined;
+  const snapshot = fromJson<PromptSnapshot>(deployment.snapshot);
+  return {
+    config: {
+      provider: snapshot.config.providerName ?? null,
+      providerId: snapshot.config.providerId ?? null,
+      model: snapshot.config.model ?? null,
+      settings: snapshot.config.settings ?? {},
+    },
+    messages: snapshot.messages,
+    tools: snapshot.tools,
+  };
+}
+
 async function promptCell(
   deps: CellDeps,
   key: CellKey,
@@ -102,7 +129,11 @@ async function promptCell(
     .where("workspaceId", "=", key.workspaceId)
     .executeTakeFirst();
   if (!prompt) return failed(`The column's prompt ${settings.promptId} no longer exists.`);
-  const { config, messages, tools } = fromJson<StoredDraft>(prompt.draft);
+  const version = settings.deploymentId
+    ? await deploymentVersion(deps.db, settings.promptId, settings.deploymentId)
+    : fromJson<StoredDraft>(prompt.draft);
+  if (!version) return failed(`The column's deployment ${settings.deploymentId} no longer exists.`);
+  const { config, messages, tools } = version;
   const rendered = renderPrompt(messages, values);
   if ("missing" in rendered) {
     const names = rendered.missing.map((name) => `{{${name}}}`).join(", ");

@@ -64,57 +64,70 @@ export async function claimCells(context: CellClaimContext, limit: number): Prom
   });
 }
 
+/** A cell computed and waiting to be settled. */
+export interface ComputedCell {
+  key: CellKey;
+  outcome: CellOutcome;
+}
+
 /**
- * Settles a cell this worker holds: `done` with the value written into the row, or `failed` with the reason (the
- * row keeps its value). The dataset is locked as every write to its rows locks it, so no concurrent row edit is
- * lost. False when the cell was re-queued or deleted meanwhile (nothing is written).
+ * Settles cells this worker holds, in one transaction (one commit for the lot: a cell per transaction made a
+ * column of 1,000 cells 10–55× slower than its provider): each `done` with its value written into its row, or
+ * `failed` with the reason (the row keeps its value). A row's dataset is locked as every write to its rows
+ * locks it, so no concurrent row edit is lost. A cell re-queued or deleted meanwhile is skipped (nothing is
+ * written for it). Returns how many were settled.
  */
-export async function settleCell(context: CellClaimContext, key: CellKey, outcome: CellOutcome): Promise<boolean> {
+export async function settleCells(context: CellClaimContext, cells: readonly ComputedCell[]): Promise<number> {
+  if (cells.length === 0) return 0;
   const { store, owner, now } = context;
   return store.transaction(context.db, async (trx) => {
-    // The dataset first, as fetchDynamicColumns and row writes lock it, then the cell: one lock order.
-    if (outcome.value !== null) {
-      await store.sql.locks
-        .forUpdate(trx.selectFrom("datasets").select("id").where("id", "=", key.datasetId))
+    // The datasets first, as fetchDynamicColumns and row writes lock them, then the cells: one lock order.
+    const written = cells.filter(({ outcome }) => outcome.value !== null);
+    const datasetIds = [...new Set(written.map(({ key }) => key.datasetId))].sort();
+    if (datasetIds.length > 0) {
+      await store.sql.locks.forUpdate(trx.selectFrom("datasets").select("id").where("id", "in", datasetIds)).execute();
+    }
+    let settled = 0;
+    for (const { key, outcome } of cells) {
+      const held = await store.sql.locks
+        .forUpdate(
+          trx
+            .selectFrom("datasetComputedCells")
+            .select("rowId")
+            .where("rowId", "=", key.rowId)
+            .where("columnId", "=", key.columnId)
+            .where("leaseOwner", "=", owner)
+            .where("status", "=", "pending"),
+        )
         .executeTakeFirst();
-    }
-    const held = await store.sql.locks
-      .forUpdate(
-        trx
-          .selectFrom("datasetComputedCells")
-          .select("rowId")
-          .where("rowId", "=", key.rowId)
-          .where("columnId", "=", key.columnId)
-          .where("leaseOwner", "=", owner)
-          .where("status", "=", "pending"),
-      )
-      .executeTakeFirst();
-    if (!held) return false;
-    if (outcome.value !== null) {
-      const row = await trx.selectFrom("datasetRows").select("values").where("id", "=", key.rowId).executeTakeFirst();
-      if (!row) return false;
-      const values = { ...fromJson<Record<string, unknown>>(row.values), [key.columnId]: outcome.value };
+      if (!held) continue;
+      if (outcome.value !== null) {
+        const row = await trx.selectFrom("datasetRows").select("values").where("id", "=", key.rowId).executeTakeFirst();
+        if (!row) continue;
+        const values = { ...fromJson<Record<string, unknown>>(row.values), [key.columnId]: outcome.value };
+        await trx
+          .updateTable("datasetRows")
+          .set({ values: toJson(values), updatedAt: now })
+          .where("id", "=", key.rowId)
+          .execute();
+      }
       await trx
-        .updateTable("datasetRows")
-        .set({ values: toJson(values), updatedAt: now })
-        .where("id", "=", key.rowId)
+        .updateTable("datasetComputedCells")
+        .set({
+          status: outcome.value !== null ? "done" : "failed",
+          reason: outcome.error?.slice(0, MAX_REASON_LENGTH) ?? null,
+          latency: outcome.latency,
+          cost: outcome.cost,
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          updatedAt: now,
+        })
+        .where("rowId", "=", key.rowId)
+        .where("columnId", "=", key.columnId)
         .execute();
+      settled += 1;
     }
-    await trx
-      .updateTable("datasetComputedCells")
-      .set({
-        status: outcome.value !== null ? "done" : "failed",
-        reason: outcome.error?.slice(0, MAX_REASON_LENGTH) ?? null,
-        latency: outcome.latency,
-        cost: outcome.cost,
-        leaseOwner: null,
-        leaseExpiresAt: null,
-        updatedAt: now,
-      })
-      .where("rowId", "=", key.rowId)
-      .where("columnId", "=", key.columnId)
-      .execute();
-    return true;
+    return settled;
   });
 }
 

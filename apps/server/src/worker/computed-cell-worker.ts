@@ -1,7 +1,8 @@
 /**
  * Computes the cells of `prompt` and `api` columns (ADR 0020): claims due cells through leases in the database
  * (computed-cell-claims.ts), computes up to `concurrency` at once (compute-cell.ts), renews its leases while it
- * works and settles each cell as it finishes. It runs beside the evaluation worker, in the same processes, with
+ * works, and settles the cells finished since its last pass together, in one transaction, with the claim of
+ * their replacements right after (as evaluation runs record rows). It runs beside the evaluation worker, in the same processes, with
  * its own slots, so a long evaluation does not hold up a column and the other way round.
  */
 import { randomUUID } from "node:crypto";
@@ -13,10 +14,11 @@ import type { ApiCallSettings } from "./api-cell.ts";
 import type { CellKey } from "./compute-cell.ts";
 import {
   type CellClaimContext,
+  type ComputedCell,
   claimCells,
   releaseCellLeases,
   renewCellLeases,
-  settleCell,
+  settleCells,
 } from "./computed-cell-claims.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -45,7 +47,10 @@ export class ComputedCellWorker {
   readonly id = `cells_${randomUUID()}`;
   /** Cells this worker settled (for tests and logs). */
   settledCells = 0;
+  /** Cells claimed and not yet settled (or dropped), by `rowId/columnId`: each holds a slot. */
   private readonly inFlight = new Map<string, Promise<void>>();
+  /** Cells computed and waiting for the loop to settle them (all of them in one transaction). */
+  private finished: ComputedCell[] = [];
   private readonly abort = new AbortController();
   private readonly wakeup = new Wakeup();
   private running: Promise<void> | undefined;
@@ -63,7 +68,7 @@ export class ComputedCellWorker {
     this.wakeup.wake();
   }
 
-  /** Stops claiming, lets the cells in flight finish for up to `graceMs`, then aborts them and gives them back. */
+  /** Stops claiming, lets the cells in flight finish for up to `graceMs` and settles them, then aborts the rest and gives them back. */
   async stop(graceMs = 10_000): Promise<void> {
     this.stopping = true;
     this.wake();
@@ -73,9 +78,10 @@ export class ComputedCellWorker {
     this.abort.abort(new Error("The worker is stopping"));
     await Promise.allSettled(this.inFlight.values());
     try {
+      await this.settleFinished();
       await releaseCellLeases(this.options.store.db, this.id);
     } catch (error) {
-      this.options.logger.error({ err: error }, "giving back the computed cells in flight failed");
+      this.options.logger.error({ err: error }, "settling or giving back the computed cells in flight failed");
     }
   }
 
@@ -90,17 +96,19 @@ export class ComputedCellWorker {
     heartbeat.unref();
     try {
       while (!this.stopping) {
-        let claimed = 0;
+        let progressed = false;
         try {
+          progressed = (await this.settleFinished()) > 0;
           const cells = await claimCells(this.context(), concurrency - this.inFlight.size);
-          claimed = cells.length;
+          progressed ||= cells.length > 0;
           for (const cell of cells) this.begin(cell);
         } catch (error) {
-          logger.error({ err: error }, "claiming computed cells failed; retrying");
+          logger.error({ err: error }, "settling or claiming computed cells failed; retrying");
         }
         if (this.stopping) break;
+        if (this.finished.length > 0) continue;
         if (this.inFlight.size >= concurrency) await this.wakeup.wait();
-        else if (claimed === 0) await this.wakeup.wait(pollMs);
+        else if (!progressed) await this.wakeup.wait(pollMs);
       }
     } finally {
       clearInterval(heartbeat);
@@ -110,16 +118,25 @@ export class ComputedCellWorker {
   private begin(cell: CellKey): void {
     const key = `${cell.rowId}/${cell.columnId}`;
     if (this.inFlight.has(key)) return; // Its lease ran out while this worker computes it: it is still ours.
-    this.inFlight.set(
-      key,
-      this.compute(cell).finally(() => {
-        this.inFlight.delete(key);
-        this.wake();
-      }),
-    );
+    this.inFlight.set(key, this.compute(cell, key));
   }
 
-  private async compute(cell: CellKey): Promise<void> {
+  /** Settles the cells computed since the last call, in one transaction, and frees their slots. */
+  private async settleFinished(): Promise<number> {
+    if (this.finished.length === 0) return 0;
+    const cells = this.finished.splice(0);
+    try {
+      this.settledCells += await settleCells(this.context(), cells);
+    } catch (error) {
+      // Their leases run out and a worker computes them again.
+      this.options.logger.error({ err: error }, "settling computed cells failed; they will be computed again");
+    }
+    for (const { key } of cells) this.inFlight.delete(`${key.rowId}/${key.columnId}`);
+    return cells.length;
+  }
+
+  /** Computes a cell and hands its outcome to the loop; a cell not to be settled frees its slot at once. */
+  private async compute(cell: CellKey, key: string): Promise<void> {
     const { store, secrets, providerTimeoutMs, providerMaxRetries, api, logger } = this.options;
     try {
       const { computeCell } = await loadPipeline();
@@ -131,14 +148,19 @@ export class ComputedCellWorker {
       };
       const outcome = await computeCell(deps, cell, this.abort.signal);
       // Stopping: the cell is given back, not recorded as failed.
-      if (outcome === undefined || this.abort.signal.aborted) return;
-      if (await settleCell(this.context(), cell, outcome)) this.settledCells++;
+      if (outcome !== undefined && !this.abort.signal.aborted) {
+        this.finished.push({ key: cell, outcome });
+        this.wake();
+        return;
+      }
     } catch (error) {
       // The cell stays claimed; its lease runs out and a worker computes it again.
       if (!this.abort.signal.aborted) {
         logger.error({ err: error, rowId: cell.rowId, columnId: cell.columnId }, "computing a cell failed");
       }
     }
+    this.inFlight.delete(key);
+    this.wake();
   }
 
   private renew(): void {

@@ -16,7 +16,8 @@ import type { Store } from "../store/store.ts";
 import type { ApiCallSettings } from "./api-cell.ts";
 import { type ClaimedItem, claimItems, releaseLeases, renewLeases, settleCancellingRuns } from "./claims.ts";
 import { ComputedCellWorker } from "./computed-cell-worker.ts";
-import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases } from "./online-claims.ts";
+import type { SpanToGrade } from "./grade-span.ts";
+import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases, spanKey } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
 import { type GradedSpan, recordSpanResults } from "./record-span-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
@@ -39,11 +40,14 @@ export interface WorkerOptions {
   /** Judge calls one `llm-as-a-judge` evaluator may make per minute on live spans, across workers. */
   onlineJudgeCallsPerMinute?: number;
   /**
-   * Whether the process's log writes are in progress: while it answers true, the worker claims no live spans
-   * (those in flight finish), so that grading, which shares the process and, on SQLite, the one writer, never
-   * slows ingestion; the queue waits for a gap. Run rows are claimed as ever. Unset: never busy.
+   * Whether the process's log writes are in progress: while it answers true, the worker claims live spans at
+   * most once per `maxIngestionDeferralMs` (those in flight finish), so that grading, which shares the process
+   * and, on SQLite, the one writer, takes little from ingestion, yet still progresses under writes that never
+   * stop; the rest of the queue waits for a gap. Run rows are claimed as ever. Unset: never busy.
    */
   ingestionBusy?: () => boolean;
+  /** The longest the worker defers live spans to busy log writes (default 200 ms; see `ingestionBusy`). */
+  maxIngestionDeferralMs?: number;
   /** The calls of `api` dataset columns: private addresses allowed (as for webhooks), timeout. */
   api?: ApiCallSettings;
 }
@@ -51,6 +55,11 @@ export interface WorkerOptions {
 const DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE = 60;
 /** Live spans a worker grades at once, judged ones included (those are bounded by the slots as well). */
 const SPANS_IN_FLIGHT = 50;
+/**
+ * Under log writes that never stop, a claim of up to SPANS_IN_FLIGHT live spans every 200 ms: at most 250
+ * spans a second are graded then, a small share of the writes' work, and the queue never stalls.
+ */
+const DEFAULT_MAX_INGESTION_DEFERRAL_MS = 200;
 
 /** `api` cells: no private addresses unless the operator allows them (PHAROS_WEBHOOKS_ALLOW_PRIVATE). */
 export const DEFAULT_API_CALL_SETTINGS: ApiCallSettings = { allowPrivateAddresses: false, timeoutMs: 10_000 };
@@ -86,6 +95,8 @@ export class EvaluationWorker {
   private readonly inFlight = new Map<string, { item: ClaimedItem; evaluated: Promise<void> }>();
   /** Queued live spans claimed and not yet recorded (or given back), by `spanId/evaluatorId`: each holds a slot. */
   private readonly spansInFlight = new Map<string, { span: ClaimedSpan; graded: Promise<void> }>();
+  /** When live spans were last claimed (`performance.now()`: wall time, whatever the clock of records). */
+  private lastSpanClaimAt = Number.NEGATIVE_INFINITY;
   /** Spans graded and waiting for the loop to record them (all of them in one transaction). */
   private gradedToRecord: GradedSpan[] = [];
   /** Rows evaluated and waiting for the loop to record them. */
@@ -206,24 +217,41 @@ export class EvaluationWorker {
     const free = this.options.concurrency - this.busySlots();
     const items = free > 0 ? await claimItems(this.context(), free) : [];
     this.begin(items);
-    if (this.options.ingestionBusy?.()) return items.length;
+    const limit = SPANS_IN_FLIGHT - this.spansInFlight.size;
+    if (limit <= 0 || this.deferringToIngestion()) return items.length;
+    this.lastSpanClaimAt = performance.now();
     const spans = await claimSpans(
       {
         ...this.context(),
         judgeCallsPerMinute: this.options.onlineJudgeCallsPerMinute ?? DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE,
       },
-      { limit: SPANS_IN_FLIGHT - this.spansInFlight.size, judgeLimit: Math.max(0, free - items.length) },
+      { limit, judgeLimit: Math.max(0, free - items.length) },
     );
-    for (const span of spans) this.spansInFlight.set(keyOfSpan(span), { span, graded: this.grade(span) });
+    if (spans.length === 0) return items.length;
+    const read = this.readClaimedSpans(spans);
+    for (const span of spans) this.spansInFlight.set(spanKey(span), { span, graded: this.grade(span, read) });
     return items.length + spans.length;
   }
 
-  /** Grades one queued span and records its result at once (a transaction of its own). */
-  private async grade(span: ClaimedSpan): Promise<void> {
+  /** Whether log writes are busy and the last claim of live spans was less than the deferral bound ago. */
+  private deferringToIngestion(): boolean {
+    if (!this.options.ingestionBusy?.()) return false;
+    const bound = this.options.maxIngestionDeferralMs ?? DEFAULT_MAX_INGESTION_DEFERRAL_MS;
+    return performance.now() - this.lastSpanClaimAt < bound;
+  }
+
+  /** What grading needs of the claimed spans, read in one query. */
+  private async readClaimedSpans(spans: readonly ClaimedSpan[]) {
+    const { readSpansToGrade } = await loadOnlineGrading();
+    return readSpansToGrade(this.options.store.db, spans);
+  }
+
+  /** Grades one queued span (read with its claim) and hands its result to the loop to record. */
+  private async grade(span: ClaimedSpan, read: Promise<Map<string, SpanToGrade>>): Promise<void> {
     const { store, secrets } = this.options;
     try {
-      const { gradeSpan, readSpanToGrade } = await loadOnlineGrading();
-      const toGrade = await readSpanToGrade(store.db, span);
+      const { gradeSpan } = await loadOnlineGrading();
+      const toGrade = (await read).get(spanKey(span));
       const result = toGrade
         ? await gradeSpan(
             {
@@ -240,7 +268,7 @@ export class EvaluationWorker {
       this.gradedToRecord.push({ span, toGrade, result });
     } catch (error) {
       // Its slot is freed; the span stays claimed, its lease runs out and a worker grades it again.
-      this.spansInFlight.delete(keyOfSpan(span));
+      this.spansInFlight.delete(spanKey(span));
       if (!this.abort.signal.aborted) {
         this.options.logger.error({ err: error, ...span }, "grading a live span failed");
       }
@@ -282,7 +310,7 @@ export class EvaluationWorker {
     } catch (error) {
       this.options.logger.error({ err: error }, "recording live span grades failed; their spans will be graded again");
     }
-    for (const { span } of graded) this.spansInFlight.delete(keyOfSpan(span));
+    for (const { span } of graded) this.spansInFlight.delete(spanKey(span));
     return true;
   }
 
@@ -348,4 +376,3 @@ export class EvaluationWorker {
 }
 
 const keyOf = (item: ClaimedItem) => `${item.runId}/${item.rowId}`;
-const keyOfSpan = (span: ClaimedSpan) => `${span.spanId}/${span.evaluatorId}`;

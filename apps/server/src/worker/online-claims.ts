@@ -25,6 +25,9 @@ export interface ClaimedSpan {
   judged: boolean;
 }
 
+/** The key of a queue row: its span and evaluator. */
+export const spanKey = (span: { spanId: string; evaluatorId: string }) => `${span.spanId}/${span.evaluatorId}`;
+
 /** How many of each a claim may take: spans in all, and spans whose grading calls a judge model. */
 export interface SpanClaimLimits {
   limit: number;
@@ -101,6 +104,8 @@ async function candidates(context: SpanClaimContext, max: number, capped: Readon
       .innerJoin("evaluators", "evaluators.id", "onlineEvaluations.evaluatorId")
       .select(["onlineEvaluations.spanId", "onlineEvaluations.evaluatorId", "evaluators.config"])
       .where("onlineEvaluations.state", "=", state)
+      // An archived evaluator grades nothing more: its waiting rows are settled by the queue's hygiene.
+      .where("evaluators.status", "=", "active")
       .orderBy("onlineEvaluations.queuedAt")
       .limit(count);
     if (state === "claimed") query = query.where("onlineEvaluations.leaseExpiresAt", "<", context.now);

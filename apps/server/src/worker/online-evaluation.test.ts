@@ -6,9 +6,11 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { inSample } from "../services/online-evaluation/enqueue.ts";
+import { NOT_ACTIVE_REASON } from "../services/online-evaluation/queue-hygiene.ts";
 import { type FakeProvider, startFakeProvider } from "../testing/fake-provider.ts";
 import { describeEachStore, type Harness } from "../testing/harness.ts";
 import { modelSpan, T0, traceBody } from "../testing/log-write-fixtures.ts";
+import { RetentionSweeper } from "./retention-sweeper.ts";
 
 let fake: FakeProvider;
 beforeAll(async () => {
@@ -191,6 +193,37 @@ describeEachStore("continuous evaluation", (use) => {
     expect(await scoresOf(h, other.spanIds[0])).toHaveLength(0);
   });
 
+  it("a grade its score config refuses stays on its queue row with the refusal; the batch's other grades are scores", async () => {
+    const h = use();
+    const s = await newPromptWithEvaluator(h, { config: SHIPS });
+    const dataset = await ok(h, "POST", "/datasets", { projectId: h.projectId, title: "Verdicts" });
+    const refused = await ok(h, "POST", `/prompts/${s.promptId}/evaluators`, {
+      projectId: h.projectId,
+      datasetId: dataset.id,
+      title: "Verdict only",
+      config: SHIPS,
+    });
+    await ok(h, "POST", `/projects/${h.projectId}/score-configs`, {
+      name: "Verdict only",
+      rule: { type: "categorical", categories: ["correct", "wrong"] },
+    });
+    await ok(h, "POST", "/logs/trace", traceBody(h, {}, [liveSpan(s.promptId), liveSpan(s.promptId)]));
+    const refusedStats = { promptId: s.promptId, evaluatorId: refused.id as string };
+    expect(await waitForStats(h, refusedStats, (counts) => counts.pending === 0)).toMatchObject({ failed: 2 });
+    expect(await waitForStats(h, s, (counts) => counts.pending === 0)).toMatchObject({ graded: 2 });
+    const queued = await h.store.db
+      .selectFrom("onlineEvaluations")
+      .selectAll()
+      .where("evaluatorId", "=", refused.id)
+      .execute();
+    for (const row of queued) {
+      expect(["pass", "fail"]).toContain(row.grade);
+      expect(row.error).toMatch(/^The grade could not be stored as a score: ./);
+      const names = (await scoresOf(h, row.spanId)).map((score) => score.name);
+      expect(names).toEqual(["Ships"]);
+    }
+  });
+
   it("records why a span could not be graded: a variable it did not record, a judge provider failing", async () => {
     const h = use();
     reset();
@@ -332,19 +365,86 @@ describeEachStore("continuous evaluation: the per-evaluator cap on judge calls",
 });
 
 describeEachStore("continuous evaluation: ingestion first", (use) => {
-  let ingesting = true;
+  const DEFERRAL_MS = 1_500;
   beforeAll(async () => {
-    await use().startWorker({ concurrency: 4, ingestionBusy: () => ingesting });
+    // Log writes that never stop: only the deferral bound lets live spans through.
+    await use().startWorker({ concurrency: 4, ingestionBusy: () => true, maxIngestionDeferralMs: DEFERRAL_MS });
   });
 
-  it("grades no live span while log writes are in progress, and catches up in the next gap", async () => {
+  it("defers live spans to log writes by at most the bound, and grades them all while writes never stop", async () => {
     const h = use();
-    ingesting = true;
     const s = await newPromptWithEvaluator(h, { config: SHIPS });
-    await ok(h, "POST", "/logs/trace", traceBody(h, {}, [liveSpan(s.promptId), liveSpan(s.promptId)]));
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    expect(await stats(h, s)).toMatchObject({ queued: 2, pending: 2 });
-    ingesting = false;
-    expect(await waitForStats(h, s, (counts) => counts.pending === 0)).toMatchObject({ graded: 2 });
+    // One commit, so that the first claim comes after it and the counts below are seen well within a bound.
+    await ok(
+      h,
+      "POST",
+      "/logs/trace",
+      traceBody(
+        h,
+        {},
+        Array.from({ length: 120 }, () => liveSpan(s.promptId)),
+      ),
+    );
+    // One claim per bound, of at most 50 spans (the spans a worker grades at once): the counts grow in steps
+    // a bound apart, and all 120 are graded although writes never stop.
+    const steps: { at: number; graded: number }[] = [];
+    const deadline = Date.now() + 4 * DEFERRAL_MS + 10_000;
+    for (let graded = 0; graded < 120 && Date.now() < deadline; ) {
+      graded = (await stats(h, s)).graded;
+      if (graded !== (steps.at(-1)?.graded ?? 0)) steps.push({ at: performance.now(), graded });
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    expect(steps.at(-1)?.graded).toBe(120);
+    expect(steps.length).toBeGreaterThanOrEqual(3);
+    for (const [index, step] of steps.entries()) {
+      const previous = steps[index - 1];
+      expect(step.graded - (previous?.graded ?? 0)).toBeLessThanOrEqual(50);
+      // The first claim's grades may wait for the grading code to load (as long as a bound, on a loaded
+      // machine), so the second step can follow the first closely; from the second on, only the bound.
+      if (previous && index >= 2) expect(step.at - previous.at).toBeGreaterThan(DEFERRAL_MS / 2);
+    }
+  });
+});
+
+describeEachStore("continuous evaluation: queue hygiene", (use) => {
+  const DAY_MS = 24 * 60 * 60 * 1000;
+  const queueOf = (h: Harness, evaluatorId: string) =>
+    h.store.db.selectFrom("onlineEvaluations").selectAll().where("evaluatorId", "=", evaluatorId).execute();
+
+  it("deletes a deleted evaluator's rows, settles an archived one's, and prunes finished rows after 30 days", async () => {
+    const h = use();
+    const archived = await newPromptWithEvaluator(h, { config: SHIPS });
+    const deleted = await ok(h, "POST", `/prompts/${archived.promptId}/evaluators`, {
+      projectId: h.projectId,
+      datasetId: (await ok(h, "POST", "/datasets", { projectId: h.projectId, title: "More" })).id,
+      title: "Also ships",
+      config: SHIPS,
+    });
+    await ok(h, "POST", "/logs/trace", traceBody(h, {}, [liveSpan(archived.promptId), liveSpan(archived.promptId)]));
+    expect(await queueOf(h, deleted.id)).toHaveLength(2);
+
+    // No worker runs here: both evaluators' rows wait. Deleting an evaluator takes its queue with it.
+    const reply = await h.request("DELETE", `/prompts/${archived.promptId}/evaluators/${deleted.id}`);
+    expect(reply.status).toBe(204);
+    expect(await queueOf(h, deleted.id)).toHaveLength(0);
+    // A row a write queued for it just before (it read the evaluator from the cache) is swept.
+    const [row] = await queueOf(h, archived.evaluatorId);
+    await h.store.insertRows(h.store.db, "onlineEvaluations", [{ ...row, evaluatorId: deleted.id } as never]);
+
+    await ok(h, "PATCH", `/prompts/${archived.promptId}/evaluators/${archived.evaluatorId}`, { status: "archived" });
+    const sweeper = new RetentionSweeper({ store: h.store, now: h.now });
+    expect(await sweeper.tidyOnlineEvaluations()).toEqual({ orphaned: 1, settled: 2, pruned: 0 });
+    expect(await queueOf(h, deleted.id)).toHaveLength(0);
+    expect(await stats(h, archived)).toMatchObject({ queued: 2, pending: 0, graded: 0, failed: 2 });
+    expect((await queueOf(h, archived.evaluatorId)).map((queued) => queued.error)).toEqual([
+      NOT_ACTIVE_REASON,
+      NOT_ACTIVE_REASON,
+    ]);
+
+    // Finished rows are kept 30 days after they were queued, then deleted; the scores on spans stay.
+    const at = (days: number) => new RetentionSweeper({ store: h.store, now: () => h.now() + days * DAY_MS });
+    expect(await at(29).tidyOnlineEvaluations()).toEqual({ orphaned: 0, settled: 0, pruned: 0 });
+    expect(await at(31).tidyOnlineEvaluations()).toEqual({ orphaned: 0, settled: 0, pruned: 2 });
+    expect(await queueOf(h, archived.evaluatorId)).toHaveLength(0);
   });
 });

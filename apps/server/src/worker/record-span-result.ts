@@ -1,5 +1,5 @@
 /**
- * Records a live span's grade in one transaction: the queue row becomes `done` with the grade (or the reason it
+ * Records live spans' grades in one transaction: the queue row becomes `done` with the grade (or the reason it
  * could not be graded), and the grade becomes a score on the span (`source: evaluator`). The row is updated
  * only while it is not done yet, and the score is written only by the update that made it done: a span graded
  * twice (a worker that lost its lease and finished anyway) counts once and scores once.
@@ -8,10 +8,10 @@
  * its comment carries the numeric score and the reason. A score config of that name that refuses the value
  * (400 for an API caller) makes the result's error instead: the grade stays visible on the queue row.
  */
-import type { Kysely, Updateable } from "kysely";
+import type { Kysely } from "kysely";
 import { ApiError } from "../errors.ts";
 import type { IdGenerator } from "../ids.ts";
-import { recordScores } from "../services/scores/record-scores.ts";
+import { recordScores, type ScoreToRecord } from "../services/scores/record-scores.ts";
 import { MAX_COMMENT_LENGTH, MAX_SCORE_NAME_LENGTH } from "../services/scores/score-rules.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
@@ -31,64 +31,97 @@ export interface GradedSpan {
   result: SpanGrade;
 }
 
-/** Records several spans' results in one transaction (one commit); returns how many this call recorded. */
+/**
+ * Records several spans' results in one transaction (one commit): a conditional update per queue row, then the
+ * scores of the rows this call made done in one statement (one score-config read for the lot). Returns how
+ * many this call recorded.
+ */
 export function recordSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
   return context.store.transaction(context.db, async (trx) => {
+    const scored: { span: ClaimedSpan; score: ScoreToRecord }[] = [];
     let recorded = 0;
     for (const { span, toGrade, result } of graded) {
-      if (await recordSpanResult({ ...context, db: trx }, span, toGrade, result)) recorded += 1;
+      const { grade, score, reason, error, judgeCalls } = result;
+      const updated = await trx
+        .updateTable("onlineEvaluations")
+        .set({
+          state: "done",
+          leaseOwner: null,
+          leaseExpiresAt: null,
+          gradedAt: context.now,
+          grade,
+          score,
+          reason,
+          error,
+          judgeCalls,
+        })
+        .where("spanId", "=", span.spanId)
+        .where("evaluatorId", "=", span.evaluatorId)
+        .where("state", "<>", "done")
+        .executeTakeFirst();
+      if (Number(updated.numUpdatedRows) !== 1) continue;
+      recorded += 1;
+      if (toGrade) scored.push({ span, score: scoreOf(span, toGrade, result) });
     }
+    await recordGradeScores({ ...context, db: trx }, scored);
     return recorded;
   });
 }
 
-/** Whether this call recorded the result (false: another worker had already). */
-export function recordSpanResult(
+/** The score a grade becomes. */
+function scoreOf(claimed: ClaimedSpan, span: SpanToGrade, result: SpanGrade): ScoreToRecord {
+  const { grade, score, reason, error } = result;
+  const summary = error === null ? `Score ${score}. ${reason}` : `Not graded: ${error}`;
+  return {
+    workspaceId: span.workspaceId,
+    projectId: span.projectId,
+    traceId: span.traceId,
+    spanId: claimed.spanId,
+    name: span.evaluatorTitle.slice(0, MAX_SCORE_NAME_LENGTH),
+    value: grade,
+    comment: summary.length > MAX_COMMENT_LENGTH ? `${summary.slice(0, MAX_COMMENT_LENGTH - 1)}…` : summary,
+    source: "evaluator",
+    evaluatorId: claimed.evaluatorId,
+    runId: null,
+    authorKeyId: null,
+  };
+}
+
+/**
+ * Stores the grades' scores in one statement. A score that its score config refuses (a 400 for an API
+ * caller) is not stored: the refusal becomes its queue row's error, and the others are stored without it.
+ */
+async function recordGradeScores(
   context: SpanRecordContext,
-  claimed: ClaimedSpan,
-  span: SpanToGrade | undefined,
-  result: SpanGrade,
-): Promise<boolean> {
-  const { store, now } = context;
-  return store.transaction(context.db, async (trx) => {
-    const done = (changes: Updateable<Database["onlineEvaluations"]>) =>
-      trx
-        .updateTable("onlineEvaluations")
-        .set({ state: "done", leaseOwner: null, leaseExpiresAt: null, gradedAt: now, ...changes })
-        .where("spanId", "=", claimed.spanId)
-        .where("evaluatorId", "=", claimed.evaluatorId)
-        .where("state", "<>", "done")
-        .executeTakeFirst();
-    const { grade, score, reason, error, judgeCalls } = result;
-    const updated = await done({ grade, score, reason, error, judgeCalls });
-    if (Number(updated.numUpdatedRows) !== 1 || span === undefined) return Number(updated.numUpdatedRows) === 1;
-    const summary = error === null ? `Score ${score}. ${reason}` : `Not graded: ${error}`;
+  scored: readonly { span: ClaimedSpan; score: ScoreToRecord }[],
+): Promise<void> {
+  let pending = scored;
+  while (pending.length > 0) {
     try {
-      await recordScores({ store, db: trx, now: () => now, newId: context.newId }, [
-        {
-          workspaceId: span.workspaceId,
-          projectId: span.projectId,
-          traceId: span.traceId,
-          spanId: claimed.spanId,
-          name: span.evaluatorTitle.slice(0, MAX_SCORE_NAME_LENGTH),
-          value: grade,
-          comment: summary.length > MAX_COMMENT_LENGTH ? `${summary.slice(0, MAX_COMMENT_LENGTH - 1)}…` : summary,
-          source: "evaluator",
-          evaluatorId: claimed.evaluatorId,
-          runId: null,
-          authorKeyId: null,
-        },
-      ]);
+      await recordScores(
+        { store: context.store, db: context.db, now: () => context.now, newId: context.newId },
+        pending.map(({ score }) => score),
+      );
+      return;
     } catch (failure) {
       if (!(failure instanceof ApiError) || failure.code !== "VALIDATION_ERROR") throw failure;
-      const refused = failure.details?.map((detail) => detail.issue).join("; ") ?? failure.message;
-      await trx
-        .updateTable("onlineEvaluations")
-        .set({ error: `The grade could not be stored as a score: ${refused}` })
-        .where("spanId", "=", claimed.spanId)
-        .where("evaluatorId", "=", claimed.evaluatorId)
-        .execute();
+      const refusals = new Map<number, string[]>();
+      for (const detail of failure.details ?? []) {
+        const index = Number(/^scores\.(\d+)\./.exec(detail.field ?? "")?.[1]);
+        if (Number.isInteger(index)) refusals.set(index, [...(refusals.get(index) ?? []), detail.issue]);
+      }
+      // A refusal that names no score would refuse the lot again: record it on every row of the lot.
+      if (refusals.size === 0) for (const index of pending.keys()) refusals.set(index, [failure.message]);
+      for (const [index, issues] of refusals) {
+        const { span } = pending[index] as { span: ClaimedSpan };
+        await context.db
+          .updateTable("onlineEvaluations")
+          .set({ error: `The grade could not be stored as a score: ${issues.join("; ")}` })
+          .where("spanId", "=", span.spanId)
+          .where("evaluatorId", "=", span.evaluatorId)
+          .execute();
+      }
+      pending = pending.filter((_, index) => !refusals.has(index));
     }
-    return true;
-  });
+  }
 }

@@ -1,9 +1,11 @@
 /**
  * The retention sweeper (ADR 0019): a loop in every server process that deletes expired logs
- * (services/retention/delete-expired-logs.ts) about once a minute. Replicas sweep side by side without
+ * (services/retention/delete-expired-logs.ts) about once a minute, and tidies the queue of live spans
+ * (services/online-evaluation/queue-hygiene.ts, ADR 0016). Replicas sweep side by side without
  * coordination: each batch locks the traces it deletes and skips those another holds.
  */
 import pino, { type Logger } from "pino";
+import { type QueueHygieneResult, tidyOnlineEvaluations } from "../services/online-evaluation/queue-hygiene.ts";
 import { deleteExpiredLogs } from "../services/retention/delete-expired-logs.ts";
 import type { Store } from "../store/store.ts";
 import { Wakeup } from "./wakeup.ts";
@@ -55,6 +57,15 @@ export class RetentionSweeper {
     }
   }
 
+  /** One pass over the queue of live spans; the loop runs it after each sweep, tests call it with their clock. */
+  tidyOnlineEvaluations(): Promise<QueueHygieneResult> {
+    return tidyOnlineEvaluations({
+      store: this.options.store,
+      now: this.options.now(),
+      pause: () => new Promise((resolve) => setImmediate(resolve)),
+    });
+  }
+
   private async loop(): Promise<void> {
     while (!this.stopping) {
       try {
@@ -62,6 +73,14 @@ export class RetentionSweeper {
         if (deleted.traces > 0) this.logger.info(deleted, "retention: deleted expired traces and their spans");
       } catch (error) {
         this.logger.error({ err: error }, "deleting expired logs failed; retrying at the next pass");
+      }
+      try {
+        const tidied = await this.tidyOnlineEvaluations();
+        if (tidied.orphaned + tidied.settled + tidied.pruned > 0) {
+          this.logger.info(tidied, "online evaluation: tidied the queue of live spans");
+        }
+      } catch (error) {
+        this.logger.error({ err: error }, "tidying the queue of live spans failed; retrying at the next pass");
       }
       if (this.stopping) break;
       await this.wakeup.wait(this.options.intervalMs ?? DEFAULT_INTERVAL_MS);

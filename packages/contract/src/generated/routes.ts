@@ -391,12 +391,18 @@ export const StaticDatasetColumnInputSchema = z
   .openapi('StaticDatasetColumnInput')
 
 export const PromptColumnSettingsSchema = z
-  .strictObject({ promptId: EntityIdSchema })
+  .strictObject({ promptId: EntityIdSchema, deploymentId: EntityIdSchema.exactOptional() })
   .openapi({
     description:
-      "Settings of a `prompt` column, whose cells hold the output of another prompt. `promptId` must name a prompt of the dataset's project (404 RESOURCE_NOT_FOUND otherwise).",
+      "Settings of a `prompt` column, whose cells hold the output of another prompt. `promptId` must name a prompt of the dataset's project (404 RESOURCE_NOT_FOUND otherwise). Without `deploymentId` a cell runs the prompt's current draft; with it, that deployment's snapshot, which must be a deployment of `promptId` (404 RESOURCE_NOT_FOUND otherwise, as for a deployment of another prompt).",
     required: ['promptId'],
-    examples: [{ promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA' }],
+    examples: [
+      { promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA' },
+      {
+        promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+        deploymentId: 'deployment_01JD8Q4M1N0B5ZK3W7X9Y2C4VB',
+      },
+    ],
   })
   .openapi('PromptColumnSettings')
 

@@ -5142,13 +5142,18 @@ export type components = {
             settings?: components["schemas"]["StaticColumnSettings"];
         };
         /**
-         * @description Settings of a `prompt` column, whose cells hold the output of another prompt. `promptId` must name a prompt of the dataset's project (404 RESOURCE_NOT_FOUND otherwise).
+         * @description Settings of a `prompt` column, whose cells hold the output of another prompt. `promptId` must name a prompt of the dataset's project (404 RESOURCE_NOT_FOUND otherwise). Without `deploymentId` a cell runs the prompt's current draft; with it, that deployment's snapshot, which must be a deployment of `promptId` (404 RESOURCE_NOT_FOUND otherwise, as for a deployment of another prompt).
          * @example {
          *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA"
+         *     }
+         * @example {
+         *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+         *       "deploymentId": "deployment_01JD8Q4M1N0B5ZK3W7X9Y2C4VB"
          *     }
          */
         PromptColumnSettings: {
             promptId: components["schemas"]["EntityId"];
+            deploymentId?: components["schemas"]["EntityId"];
         };
         /**
          * @description A new `prompt` column. `settings.promptId` is required (400 VALIDATION_ERROR when missing) and must name a prompt of the dataset's project (404 RESOURCE_NOT_FOUND otherwise).

@@ -148,6 +148,45 @@ describeEachStore("computed dataset columns", (use) => {
     }
   });
 
+  it("a prompt column naming a deployment runs its snapshot, not the draft; another prompt's deployment is 404", async () => {
+    const h = use();
+    const promptId = await newPrompt(h, "Deployed {{n}}");
+    const environment = await ok(h, "POST", `/projects/${h.projectId}/deployment-environments`, {
+      name: `env-${++sequence}`,
+    });
+    const deployment = await ok(h, "POST", `/prompts/${promptId}/deployments`, {
+      deploymentEnvironmentId: environment.id,
+    });
+    // Change the draft after deploying: the column runs the deployment.
+    await ok(h, "PATCH", `/prompts/${promptId}`, {
+      messages: [{ role: "user", content: [{ modality: "text", value: "Draft {{n}}" }] }],
+    });
+    const settings = { promptId, deploymentId: deployment.id };
+    const { datasetId, ids } = await newDataset(h, [{ name: "deployed", type: "prompt", settings }], 2);
+    const column = (await ok(h, "GET", `/datasets/${datasetId}`)).columns.find(
+      (c: { id: string }) => c.id === ids.deployed,
+    );
+    expect(column.settings).toEqual(settings);
+    expect((await fetchCells(h, datasetId, { runMode: "all" })).status).toBe(202);
+    const rows = await settledRows(h, datasetId);
+    expect(rows.map((row) => row.values[ids.deployed as string])).toEqual(["Echo: Deployed 0", "Echo: Deployed 1"]);
+
+    const other = await newPrompt(h, "Other {{n}}");
+    const refused = await h.request("POST", "/datasets", {
+      body: {
+        projectId: h.projectId,
+        title: "Mixed up",
+        columns: [{ name: "wrong", type: "prompt", settings: { promptId: other, deploymentId: deployment.id } }],
+      },
+    });
+    expect(refused.status).toBe(404);
+    expect(refused.body.error.code).toBe("RESOURCE_NOT_FOUND");
+    const changed = await h.request("PATCH", `/datasets/${datasetId}/columns/${ids.deployed}`, {
+      body: { settings: { promptId: other, deploymentId: deployment.id } },
+    });
+    expect(changed.status).toBe(404);
+  });
+
   it("runMode first: computes the oldest chosen row only", async () => {
     const h = use();
     const promptId = await newPrompt(h, "Hi {{n}}");

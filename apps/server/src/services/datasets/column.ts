@@ -5,6 +5,7 @@ import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../error
 import type { SecretBox } from "../../secrets/secret-box.ts";
 import type { Database } from "../../store/schema.ts";
 import type { ServiceContext } from "../context.ts";
+import { requireDeploymentOfPrompt } from "../deployments/deployment.ts";
 import { fromJson, toJson } from "../json.ts";
 import { requirePromptsOfProject } from "../prompts/prompt.ts";
 
@@ -97,7 +98,10 @@ function normalizeSettings(
   settings: ColumnSettingsInput | undefined,
   secrets: SecretBox,
 ): StoredSettings {
-  if (type === "prompt" && settings && "promptId" in settings) return { promptId: settings.promptId };
+  if (type === "prompt" && settings && "promptId" in settings) {
+    const { promptId, deploymentId } = settings;
+    return deploymentId === undefined ? { promptId } : { promptId, deploymentId };
+  }
   if (type === "api" && settings && "method" in settings) {
     const { method, url, headers = {}, body = null, secretHeaders = {} } = settings;
     const names = Object.keys(secretHeaders);
@@ -146,10 +150,10 @@ export async function prepareColumns(
   const taken = inputs.find((input) => existing.some((column) => column.name === input.name));
   if (taken) throw conflict(`The dataset already has a column named "${taken.name}".`);
 
-  await requirePromptsOfProject(
+  await requirePromptColumnSources(
     ctx,
     options.projectId,
-    inputs.flatMap((input) => (input.type === "prompt" ? [input.settings.promptId] : [])),
+    inputs.flatMap((input) => (input.type === "prompt" ? [input.settings] : [])),
   );
 
   let position = existing.reduce((max, column) => Math.max(max, column.position), -1);
@@ -163,6 +167,22 @@ export async function prepareColumns(
     createdAt: now,
     updatedAt: now,
   }));
+}
+
+/** Prompt columns' prompts are of the project, and their deployments of those prompts (404 otherwise). */
+export async function requirePromptColumnSources(
+  ctx: ServiceContext,
+  projectId: string,
+  settings: readonly schemas.PromptColumnSettings[],
+): Promise<void> {
+  await requirePromptsOfProject(
+    ctx,
+    projectId,
+    settings.map(({ promptId }) => promptId),
+  );
+  for (const { promptId, deploymentId } of settings) {
+    if (deploymentId !== undefined) await requireDeploymentOfPrompt(ctx, promptId, deploymentId);
+  }
 }
 
 /** Inserts prepared columns; a name taken meanwhile is the same 409 as one taken before. */

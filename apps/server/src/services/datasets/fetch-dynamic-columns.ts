@@ -3,6 +3,7 @@ import type { Insertable } from "kysely";
 import { type ErrorDetail, failIfInvalid, invalid, notFound } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
+import type { PromptSnapshot } from "../deployments/deployment.ts";
 import { fromJson } from "../json.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
 import type { StoredDraft } from "../prompts/prompt.ts";
@@ -103,16 +104,42 @@ async function computedColumns(ctx: ServiceContext, projectId: string, columns: 
           .where("id", "in", [...new Set(promptIds)])
           .execute();
   const drafts = new Map(prompts.map((prompt) => [prompt.id, fromJson<StoredDraft>(prompt.draft)]));
+  const deploymentIds = columns.flatMap((column) => {
+    const deploymentId =
+      column.type === "prompt" ? fromJson<schemas.PromptColumnSettings>(column.settings).deploymentId : undefined;
+    return deploymentId === undefined ? [] : [deploymentId];
+  });
+  const deployments =
+    deploymentIds.length === 0
+      ? []
+      : await ctx.db
+          .selectFrom("deployments")
+          .select(["id", "promptId", "snapshot"])
+          .where("projectId", "=", projectId)
+          .where("id", "in", [...new Set(deploymentIds)])
+          .execute();
+  const snapshots = new Map(
+    deployments.map((deployment) => [
+      deployment.id,
+      { ...deployment, ...fromJson<PromptSnapshot>(deployment.snapshot) },
+    ]),
+  );
   const computed: ComputedColumn[] = [];
   for (const column of columns) {
     if (column.type === "api") {
       computed.push({ column, inputs: apiColumnInputs(fromJson<schemas.ApiColumnSettings>(column.settings)) });
     } else if (column.type === "prompt") {
-      const { promptId } = fromJson<schemas.PromptColumnSettings>(column.settings);
+      const { promptId, deploymentId } = fromJson<schemas.PromptColumnSettings>(column.settings);
       const draft = drafts.get(promptId);
       // Kept as written when its prompt is deleted; computing it is impossible until its settings name another.
       if (!draft) throw notFound(`Prompt ${promptId} of column "${column.name}"`);
-      computed.push({ column, inputs: promptColumnInputs(draft.messages) });
+      if (deploymentId === undefined) {
+        computed.push({ column, inputs: promptColumnInputs(draft.messages) });
+        continue;
+      }
+      const snapshot = snapshots.get(deploymentId);
+      if (snapshot?.promptId !== promptId) throw notFound(`Deployment ${deploymentId} of column "${column.name}"`);
+      computed.push({ column, inputs: promptColumnInputs(snapshot.messages) });
     }
   }
   return computed;

@@ -1,10 +1,11 @@
+import type { schemas } from "@pharos/contract";
 import { conflict, failIfInvalid, invalid } from "../../errors.ts";
 import { inTransaction, type ServiceContext } from "../context.ts";
 import type { BodyOf, PathOf, Unread } from "../operation-input.ts";
-import { requirePromptsOfProject } from "../prompts/prompt.ts";
 import {
   type DatasetColumn,
   requireColumn,
+  requirePromptColumnSources,
   settingsProblems,
   settingsType,
   storeSettings,
@@ -41,7 +42,8 @@ export function updateDatasetColumn(
       if (other) throw conflict(`The dataset already has a column named "${name}".`);
     }
     if (settings !== undefined && "promptId" in settings) {
-      await requirePromptsOfProject(tx, dataset.projectId, [settings.promptId]);
+      // A prompt column's settings (the type check above): the union's static `{}` does not narrow by `in`.
+      await requirePromptColumnSources(tx, dataset.projectId, [settings as schemas.PromptColumnSettings]);
     }
     const now = tx.now();
     const changes = {

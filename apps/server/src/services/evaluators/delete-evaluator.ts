@@ -5,7 +5,8 @@ import type { PathOf } from "../operation-input.ts";
 import { requireEvaluator } from "./evaluator.ts";
 
 /**
- * Deletes an evaluator; its past runs and their results stay (they keep its id). Refused (409) while one of
+ * Deletes an evaluator; its past runs and their results stay (they keep its id), and so do the scores it gave
+ * live spans, but its queue of live spans goes with it (done or not: its online counts can no longer be read). Refused (409) while one of
  * its runs is unfinished. The evaluator row is locked first, as createEvaluation locks it, so a run created
  * meanwhile is either seen here or finds the evaluator gone.
  */
@@ -20,6 +21,7 @@ export function deleteEvaluator(
       .execute();
     const run = await findActiveRun(tx, "evaluatorId", evaluator.id);
     if (run) throw conflict(`Evaluation run ${run.id} of this evaluator is ${run.status}; cancel it first.`);
+    await tx.db.deleteFrom("onlineEvaluations").where("evaluatorId", "=", evaluator.id).execute();
     await tx.db.deleteFrom("evaluators").where("id", "=", evaluator.id).execute();
   });
 }

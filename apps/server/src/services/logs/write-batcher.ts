@@ -133,6 +133,8 @@ export class WriteBatcher {
   private running = false;
   /** Jobs of the previous batch: more than one means writers are concurrent, and waiting pays. */
   private lastBatchSize = 0;
+  /** When the last write was answered or its job settled (`performance.now()`), for `busyWithin`. */
+  private lastBusyAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly store: Store,
@@ -149,6 +151,15 @@ export class WriteBatcher {
   /** Whether a write request is in progress (admitted and not yet answered) or waiting for its turn. */
   get busy(): boolean {
     return this.admitted > 0 || this.pendingJobs > 0;
+  }
+
+  /**
+   * Whether a write is in progress or one ended less than `ms` ago: under steady writes there are instants
+   * with none in progress (between a batch's answers and the clients' next requests), which `busy` alone
+   * would take for a gap.
+   */
+  busyWithin(ms: number): boolean {
+    return this.busy || performance.now() - this.lastBusyAt < ms;
   }
 
   /**
@@ -191,6 +202,7 @@ export class WriteBatcher {
     return () => {
       if (released) return;
       released = true;
+      this.lastBusyAt = performance.now();
       const next = this.waiting.shift();
       if (next) next();
       else this.admitted -= 1;
@@ -330,6 +342,7 @@ export class WriteBatcher {
     this.stats.jobs += 1;
     this.pendingJobs -= 1;
     this.pendingBytes -= job.bytes;
+    this.lastBusyAt = performance.now();
     if (outcome.ok) job.resolve(outcome.value);
     else job.reject(outcome.error);
   }
