@@ -241,12 +241,7 @@ function anthropicStructuredMode(body: Record<string, unknown>): "output-format"
   return forced && tools.some((tool) => tool.name === "json") ? "json-tool" : null;
 }
 
-function openaiCompletion(
-  id: number,
-  request: FakeRequest,
-  answer: FakeReply | StructuredAnswer,
-  inputTokens: number,
-) {
+function openaiCompletion(id: number, request: FakeRequest, answer: FakeReply | StructuredAnswer, inputTokens: number) {
   let content: string | null;
   let toolCalls: Array<{ id: string; type: "function"; function: { name: string; arguments: string } }> | undefined;
   if (typeof answer === "string") {
