@@ -132,6 +132,17 @@ beforeAll(async () => {
     at: ago(40),
     withTool: true,
   });
+  // End-user feedback and a graded judgement: two numeric and three boolean scores (categorical ones are not averaged).
+  await world.api("POST", `/projects/${world.projectId}/scores`, {
+    scores: [
+      { traceReferenceId: "request-support-turn-1", name: "helpfulness", value: 0.5 },
+      { traceReferenceId: "request-support-turn-2", name: "helpfulness", value: 1 },
+      { traceReferenceId: "request-support-turn-1", name: "thumbs", value: true },
+      { traceReferenceId: "request-support-turn-2", name: "thumbs", value: true },
+      { traceReferenceId: "request-refund-question", name: "thumbs", value: false },
+      { traceReferenceId: "request-refund-question", name: "label", value: "billing" },
+    ],
+  });
 });
 
 afterAll(async () => {
@@ -166,7 +177,7 @@ describe("overview", () => {
     expect(await total(page, "Latency p50").textContent()).toMatch(/^1\.\d\d s$/);
 
     // Each chart is drawn (uPlot arrived with the screen) and has its numbers as a table.
-    await expect.poll(() => page.locator("figure.chart canvas").count()).toBeGreaterThanOrEqual(5);
+    await expect.poll(() => page.locator("figure.chart canvas").count()).toBeGreaterThanOrEqual(6);
     expect(chartChunks).toHaveLength(1);
     await shot(page, "overview");
     await page.getByText("Tokens as a table").click();
@@ -190,6 +201,20 @@ describe("overview", () => {
         .nth(1)
         .textContent(),
     ).toBe("100.0 %");
+    const scores = page.getByRole("table", { name: /^Scores by name/ });
+    expect(
+      await scores
+        .getByRole("row", { name: /^helpfulness/ })
+        .getByRole("cell")
+        .allTextContents(),
+    ).toEqual(["2", "0.75"]);
+    expect(
+      await scores
+        .getByRole("row", { name: /^thumbs/ })
+        .getByRole("cell")
+        .allTextContents(),
+    ).toEqual(["3", "0.667"]);
+    expect(await scores.getByRole("row", { name: /^label/ }).count()).toBe(0);
     await expectAccessible(page, "overview");
 
     await page.getByLabel("Break down by").selectOption("prompt");

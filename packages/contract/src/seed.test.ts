@@ -557,6 +557,7 @@ describe("the seed's common types and enums", () => {
             "INTERNAL_ERROR",
             // Beyond the seed's codes, each with its decision record:
             "OVERLOADED", // docs/adr/0010-overload-and-shutdown.md
+            "PROVIDER_ERROR", // docs/adr/0025-playground-runs-and-code-editors.md
           ],
         },
         "error.message": { type: "string" },

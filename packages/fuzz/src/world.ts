@@ -5,8 +5,9 @@
  *
  * The world is built through the API from the spec's own request examples, with their ids replaced by the
  * world's: a project with an environment, a prompt deployed there, a dataset with columns and rows, an evaluator,
- * a queued evaluation run (no worker runs, so it stays queued), providers (one an OpenAI-compatible fake on
- * loopback, so model listings call it), a trace with spans; and another workspace with resources of its own.
+ * a queued evaluation run (no worker runs, so it stays queued), providers answered by a fake on loopback (model
+ * listings and runPrompt call it, never a real vendor), a trace with spans; and another workspace with resources
+ * of its own.
  * Valid requests then reach past the 404 into the services and the database.
  */
 import type { AddressInfo } from "node:net";
@@ -119,9 +120,7 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
   const store = scratch.store;
   await store.migrate();
   const now = strictlyIncreasingClock();
-  // runPrompt calls the world prompt's provider (the createProvider example's, a real vendor address): a fuzz case
-  // must get its 502 at once, not wait out the default minute of timeout and retries.
-  const app = await createApp({ store, now, rateLimits: UNLIMITED, modelCalls: { timeoutMs: 2000, maxRetries: 0 } });
+  const app = await createApp({ store, now, rateLimits: UNLIMITED });
   const server = createAdaptorServer({ fetch: app.fetch });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v2`;
@@ -208,7 +207,12 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
     into.evaluationId = (
       await request("POST", `/prompts/${into.promptId}/evaluations`, fromExample("createEvaluation", into))
     ).runId;
-    await request("POST", "/providers", fromExample("createProvider", into));
+    // The example's record (the kind the world's prompt names) answers from the fake on loopback, so runPrompt
+    // calls no real vendor: the fuzz run stays off the network.
+    await request("POST", "/providers", {
+      ...(fromExample("createProvider", into) as object),
+      baseUrl: `${fake.url}/v1`,
+    });
     const compatible = { provider: "openai-compatible", displayName: "Fake on loopback", baseUrl: `${fake.url}/v1` };
     into.providerId = (await request("POST", "/providers", compatible)).id;
     const trace = await request("POST", "/logs/trace", fromExample("createLogTrace", into));

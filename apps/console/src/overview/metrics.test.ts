@@ -55,6 +55,7 @@ describe("window to bucket", () => {
     expect(requests.spans.metrics.length).toBeLessThanOrEqual(10);
     expect(requests.breakdown.groupBy).toEqual(["promptId"]);
     expect(overviewRequests("project_1", window, "model").breakdown.groupBy).toEqual(["model"]);
+    expect(requests.scores).toMatchObject({ metrics: ["scoreCount", "scoreAverage"], groupBy: ["scoreName"] });
   });
 });
 

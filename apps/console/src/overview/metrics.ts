@@ -93,7 +93,10 @@ export const BREAKDOWN_MEASURES = [
   "latencyP95",
 ] as const satisfies readonly Measure[];
 
-/** The three questions of the overview: span measures, trace counts, and the breakdown by the chosen group. */
+/**
+ * The four questions of the overview: span measures, trace counts, the breakdown by the chosen group, and the
+ * scores by name (the API asks score measures apart, always by name: averaging different scores means nothing).
+ */
 export function overviewRequests(projectId: string, window: MetricsWindow, group: GroupId) {
   const base = { projectId, ...window };
   const dimension = GROUPS.find((candidate) => candidate.id === group)?.dimension ?? "model";
@@ -101,11 +104,12 @@ export function overviewRequests(projectId: string, window: MetricsWindow, group
     spans: { ...base, metrics: [...SPAN_MEASURES] } satisfies MetricsRequest,
     traces: { ...base, metrics: ["traceCount"] } satisfies MetricsRequest,
     breakdown: { ...base, metrics: [...BREAKDOWN_MEASURES], groupBy: [dimension] } satisfies MetricsRequest,
+    scores: { ...base, metrics: ["scoreCount", "scoreAverage"], groupBy: ["scoreName"] } satisfies MetricsRequest,
   };
 }
 
 /** Sums, counts and token totals are 0 in a bucket with nothing counted; rates and percentiles are undefined there. */
-const ADDITIVE = new Set<Measure>(["traceCount", "spanCount", "cost", "inputTokens", "outputTokens"]);
+const ADDITIVE = new Set<Measure>(["traceCount", "spanCount", "cost", "inputTokens", "outputTokens", "scoreCount"]);
 
 /** Bucket starts of the answer's window, in Unix seconds (uPlot's x scale). */
 export function bucketStarts(metrics: Pick<Metrics, "from" | "to" | "bucket">): number[] {

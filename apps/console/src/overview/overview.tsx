@@ -8,6 +8,7 @@ import {
   type ChartData,
   GROUPS,
   type GroupId,
+  type GroupKey,
   groupChart,
   groupValue,
   type Metrics,
@@ -151,7 +152,41 @@ function Breakdown({ metrics, group, labelOf }: { metrics: Metrics; group: Group
   );
 }
 
-/** The project's numbers over a window: totals, measures over time, and a breakdown by model or prompt. */
+/** Each numeric or boolean score's count and average over the window, and its average over time. */
+function Scores({ metrics }: { metrics: Metrics }) {
+  const nameOf = (key: GroupKey) => key.scoreName ?? "(unnamed)";
+  if (metrics.groups.length === 0) {
+    return <p className="hint">No numeric or boolean scores in this window (categorical scores are not averaged).</p>;
+  }
+  return (
+    <>
+      <table className="grid breakdown">
+        <caption>Scores by name (booleans count 1 for true, 0 for false)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Score</th>
+            <th scope="col">Count</th>
+            <th scope="col">Average</th>
+          </tr>
+        </thead>
+        <tbody>
+          {metrics.groups.map((row) => (
+            <tr key={JSON.stringify(row.key)}>
+              <th scope="row">{nameOf(row.key)}</th>
+              <td>{formatTokens(row.totals.scoreCount ?? 0)}</td>
+              <td>{orDash(row.totals.scoreAverage, count)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <div className="charts">
+        <ChartFigure title="Average score by name" data={groupChart(metrics, "scoreAverage", nameOf)} format={count} />
+      </div>
+    </>
+  );
+}
+
+/** The project's numbers over a window: totals, measures over time, a breakdown by model or prompt, and scores. */
 export function Overview() {
   const { projectId } = useWorkspace();
   const search = overviewRoute.useSearch();
@@ -164,6 +199,7 @@ export function Overview() {
   const spans = $api.useQuery("post", "/logs/metrics", { body: requests.spans });
   const traces = $api.useQuery("post", "/logs/metrics", { body: requests.traces });
   const breakdown = $api.useQuery("post", "/logs/metrics", { body: requests.breakdown });
+  const scores = $api.useQuery("post", "/logs/metrics", { body: requests.scores });
   const prompts = $api.useQuery(
     "get",
     "/prompts",
@@ -176,7 +212,7 @@ export function Overview() {
     void navigate({ to: "/overview", search: { ...search, project: projectId, ...next } });
 
   const windowLabel = WINDOWS.find((candidate) => candidate.id === windowId)?.label ?? "";
-  const failed = spans.error ?? traces.error ?? breakdown.error;
+  const failed = spans.error ?? traces.error ?? breakdown.error ?? scores.error;
   const spanTotals = spans.data?.groups[0]?.totals ?? {};
   const traceTotals = traces.data?.groups[0]?.totals ?? {};
   return (
@@ -265,7 +301,9 @@ export function Overview() {
       {breakdown.data && (
         <Breakdown metrics={breakdown.data} group={group} labelOf={group === "prompt" ? promptTitle : (id) => id} />
       )}
-      <p className="hint">The metrics API has no score averages yet, so scores are not charted here.</p>
+      <h2>Scores</h2>
+      {scores.isLoading && <p>Loading…</p>}
+      {scores.data && <Scores metrics={scores.data} />}
     </section>
   );
 }

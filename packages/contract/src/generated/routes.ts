@@ -3021,9 +3021,9 @@ export const RunPromptResponseSchema = z
       }),
     usage: z
       .strictObject({
-        inputTokens: z.int().min(0).nullable(),
-        outputTokens: z.int().min(0).nullable(),
-        totalTokens: z.int().min(0).nullable(),
+        inputTokens: z.int().min(0).max(9007199254740991).nullable(),
+        outputTokens: z.int().min(0).max(9007199254740991).nullable(),
+        totalTokens: z.int().min(0).max(9007199254740991).nullable(),
       })
       .openapi({ required: ['inputTokens', 'outputTokens', 'totalTokens'] }),
     cost: z
@@ -3031,7 +3031,7 @@ export const RunPromptResponseSchema = z
       .min(0)
       .nullable()
       .openapi({ description: 'US dollars, from the price table.' }),
-    latencyMs: z.int().min(0),
+    latencyMs: z.int().min(0).max(9007199254740991),
     provider: z
       .string()
       .max(64)

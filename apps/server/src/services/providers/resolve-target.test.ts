@@ -37,6 +37,7 @@ describeEachStore("resolveModelTarget", (use) => {
       credentials: { apiKey: "sk-main", headers: { "OpenAI-Organization": "org-1" } },
     });
     expect(await resolve({ providerId: id, provider: "openai", model: "gpt-4o" })).toEqual({
+      providerId: id,
       target: {
         provider: "openai",
         baseUrl: "https://proxy.example.com/v1",
@@ -63,6 +64,7 @@ describeEachStore("resolveModelTarget", (use) => {
       credentials: { apiKey: "sk-newer" },
     });
     expect(await resolve({ provider: "openai-compatible" })).toEqual({
+      providerId: oldest,
       target: {
         provider: "openai-compatible",
         baseUrl: "http://127.0.0.1:9/v1",
