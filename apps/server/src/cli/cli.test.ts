@@ -59,7 +59,8 @@ const call = async (method: string, path: string, key: string, body?: unknown) =
   return { status: response.status, body: (await response.json()) as any };
 };
 
-describe("pharos CLI", () => {
+// Each case runs several CLI processes one after another (a tsx start each): seconds apiece on a busy CI machine.
+describe("pharos CLI", { timeout: 60_000 }, () => {
   it("creates a workspace and keys; a restricted read-only key reads its project only; revoke makes it 401", async () => {
     const created = json(await pharos("workspaces", "create", "--name", "Acme", "--json"));
     expect(created.workspace).toMatchObject({ id: expect.stringMatching(/^workspace_/), name: "Acme" });
