@@ -4,6 +4,11 @@ export interface FuzzConfig {
   seed: number;
   /** Cases per operation with a request body; operations without one get a third (they have less to vary). */
   runs: number;
+  /**
+   * The same on PostgreSQL. Validation and the answers' shapes are the same code on both databases, so SQLite's
+   * run searches them; PostgreSQL's looks for what only its dialect can get wrong and needs fewer cases to do it.
+   */
+  postgresRuns: number;
   /** Replays one counterexample (fast-check's `path`); with `operations` naming the operation. */
   path: string | undefined;
   /** Fuzz only these operationIds (all when empty). */
@@ -26,9 +31,11 @@ export function fuzzConfig(): FuzzConfig {
   if (path !== undefined && operations.length !== 1) {
     throw new Error("PHAROS_FUZZ_PATH replays one operation's case: name it in PHAROS_FUZZ_OPERATIONS");
   }
+  const runs = integerFrom("PHAROS_FUZZ_RUNS", DEFAULT_RUNS);
   return {
     seed: integerFrom("PHAROS_FUZZ_SEED", DEFAULT_SEED),
-    runs: integerFrom("PHAROS_FUZZ_RUNS", DEFAULT_RUNS),
+    runs,
+    postgresRuns: integerFrom("PHAROS_FUZZ_POSTGRES_RUNS", Math.ceil(runs / 3)),
     path,
     operations: new Set(operations),
   };
@@ -37,10 +44,15 @@ export function fuzzConfig(): FuzzConfig {
 export interface Database {
   name: string;
   url: string | undefined;
+  /** Cases per operation with a body on this database. */
+  runs: number;
 }
 
 /** SQLite always; PostgreSQL when PHAROS_TEST_DATABASE_URL names a database (as .ci/run sets it). */
-export function databases(): Database[] {
+export function databases(config: FuzzConfig): Database[] {
   const postgres = process.env.PHAROS_TEST_DATABASE_URL;
-  return [{ name: "SQLite", url: undefined }, ...(postgres ? [{ name: "PostgreSQL", url: postgres }] : [])];
+  return [
+    { name: "SQLite", url: undefined, runs: config.runs },
+    ...(postgres ? [{ name: "PostgreSQL", url: postgres, runs: config.postgresRuns }] : []),
+  ];
 }

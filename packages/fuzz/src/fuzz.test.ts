@@ -16,7 +16,7 @@ const selected = operationShapes.filter(
 );
 if (selected.length === 0) throw new Error(`PHAROS_FUZZ_OPERATIONS names no operation of the spec`);
 
-for (const database of databases()) {
+for (const database of databases(config)) {
   describe(`fuzzing every operation on ${database.name} (seed ${config.seed})`, () => {
     let world: FuzzWorld | undefined;
     const answered: string[] = [];
@@ -36,7 +36,7 @@ for (const database of databases()) {
     for (const shape of selected) {
       it(`${shape.operationId}: ${shape.method} ${shape.path}`, async () => {
         if (!world) throw new Error("the world did not open");
-        const statuses = await fuzzOperation(world, shape, config);
+        const statuses = await fuzzOperation(world, shape, { ...config, runs: database.runs });
         const counts = [...statuses].sort(([a], [b]) => a - b);
         requests += counts.reduce((sum, [, count]) => sum + count, 0);
         answered.push(`  ${shape.operationId}: ${counts.map(([status, count]) => `${status}×${count}`).join(" ")}`);
