@@ -59,7 +59,8 @@ const connectionRefused = (url: string) =>
     socket.once("error", (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
   });
 
-describe("server process", () => {
+// Each case starts one or more server processes (a tsx start each): seconds apiece on a busy CI machine.
+describe("server process", { timeout: 60_000 }, () => {
   it("first start prints one full key; the API, request ids, spec and docs answer; a restart prints none", async () => {
     const databaseUrl = dbs.url("first.db");
     const first = start({ DATABASE_URL: databaseUrl });
