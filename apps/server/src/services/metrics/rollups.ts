@@ -11,7 +11,7 @@
  */
 import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
-import { addLatency, type Histogram, histogramToText, mergeHistogramText } from "./latency-histogram.ts";
+import { addHistogramText, addLatency, emptyHistogram, type Histogram, histogramToText } from "./latency-histogram.ts";
 
 export type BucketSize = "minute" | "hour" | "day";
 export const BUCKET_MS: Record<BucketSize, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -81,7 +81,7 @@ export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] 
       const id = `${bucketSize}\n${key.bucketStart}\n${dimensions}`;
       let entry = rows.get(id);
       if (!entry) {
-        entry = { row: key, histogram: new Map() };
+        entry = { row: key, histogram: emptyHistogram() };
         rows.set(id, entry);
       }
       const { row } = entry;
@@ -142,11 +142,11 @@ export async function addToSpanRollups(db: Kysely<Database>, deltas: readonly Sp
     into.outputTokens = (into.outputTokens as number) + (row.outputTokens as number);
     let histogram = histograms.get(into);
     if (!histogram) {
-      histogram = new Map();
-      mergeHistogramText(histogram, into.latencyHistogram as string);
+      histogram = emptyHistogram();
+      addHistogramText(histogram, into.latencyHistogram as string);
       histograms.set(into, histogram);
     }
-    mergeHistogramText(histogram, row.latencyHistogram as string);
+    addHistogramText(histogram, row.latencyHistogram as string);
   });
   for (const [row, histogram] of histograms) row.latencyHistogram = histogramToText(histogram);
   for (let at = 0; at < rows.length; at += CHUNK) {
