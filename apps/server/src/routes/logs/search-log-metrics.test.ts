@@ -327,46 +327,67 @@ describeEachStore("searchLogMetrics", (use) => {
     expect(filtered.groups[0].totals).toEqual({ traceCount: 3 });
   });
 
-  it("groups by deployment environment and filters by one", async () => {
+  it("groups by deployment environment and filters by one, merging the environment's deployments", async () => {
     const h = use();
     const projectId = await newProject(h);
     const promptId = await newPrompt(h, projectId);
+    const otherPromptId = await newPrompt(h, projectId);
+    const deploy = async (prompt: string, deploymentEnvironmentId: string) => {
+      const deployment = await h.request("POST", `/prompts/${prompt}/deployments`, {
+        body: { deploymentEnvironmentId },
+      });
+      expect(deployment.status, JSON.stringify(deployment.body)).toBe(201);
+      return deployment.body.id as string;
+    };
     const environment = async (name: string) => {
       const reply = await h.request("POST", `/projects/${projectId}/deployment-environments`, { body: { name } });
       expect(reply.status).toBe(201);
-      const deployment = await h.request("POST", `/prompts/${promptId}/deployments`, {
-        body: { deploymentEnvironmentId: reply.body.id },
-      });
-      expect(deployment.status, JSON.stringify(deployment.body)).toBe(201);
-      return { environmentId: reply.body.id as string, deploymentId: deployment.body.id as string };
+      return reply.body.id as string;
     };
     const production = await environment("production");
     const staging = await environment("staging");
-    const span = (deploymentId?: string) => ({
+    const empty = await environment("preview");
+    const [first, second, staged] = [
+      await deploy(promptId, production),
+      await deploy(otherPromptId, production),
+      await deploy(promptId, staging),
+    ];
+    const span = (latency: number, deploymentId?: string) => ({
       name: "step",
       status: "success",
       startedAt: T0 + 10,
-      endedAt: T0 + 20,
-      promptId,
-      ...(deploymentId && { deploymentId }),
+      endedAt: T0 + 10 + latency,
+      ...(deploymentId && { deploymentId, promptId: deploymentId === second ? otherPromptId : promptId }),
       content: { type: "Tool", input: "{}", output: "{}" },
     });
     await createTrace(h, {
       projectId,
       trace: { name: "t", status: "success", startedAt: T0 },
-      spans: [span(production.deploymentId), span(production.deploymentId), span(staging.deploymentId), span()],
+      spans: [span(10, first), span(10, first), span(1_000, second), span(10, staged), span(10)],
     });
     const window = { projectId, from: T0, to: T0 + HOUR, bucket: "hour", metrics: ["spanCount"] };
     const grouped = await metrics(h, { ...window, groupBy: ["deploymentEnvironmentId"] });
     expect(grouped.groups.map((group: Body) => [group.key, group.totals.spanCount])).toEqual(
       [
-        [{ deploymentEnvironmentId: production.environmentId }, 2],
+        [{ deploymentEnvironmentId: production }, 3],
         [{ deploymentEnvironmentId: null }, 1],
-        [{ deploymentEnvironmentId: staging.environmentId }, 1],
+        [{ deploymentEnvironmentId: staging }, 1],
       ].sort((a, b) => (b[1] as number) - (a[1] as number) || (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1)),
     );
-    const staged = await metrics(h, { ...window, deploymentEnvironmentId: staging.environmentId });
-    expect(staged.groups[0].totals).toEqual({ spanCount: 1 });
+    // The two deployments' rows are one point: their histograms merged (p50 of 10, 10, 1000 is 10; p99 1000).
+    const latencies = await metrics(h, {
+      ...window,
+      metrics: ["latencyP50", "latencyP99"],
+      deploymentEnvironmentId: production,
+    });
+    const [point] = latencies.groups[0].series;
+    expect(Math.abs(point.values.latencyP50 - 10)).toBeLessThanOrEqual(0.2);
+    expect(Math.abs(point.values.latencyP99 - 1_000)).toBeLessThanOrEqual(20);
+    expect(latencies.groups[0].totals).toEqual(point.values);
+    const stagedOnly = await metrics(h, { ...window, deploymentEnvironmentId: staging });
+    expect(stagedOnly.groups[0].totals).toEqual({ spanCount: 1 });
+    // An environment nothing is deployed to has no spans.
+    expect((await metrics(h, { ...window, deploymentEnvironmentId: empty })).groups).toEqual([]);
   });
 
   it("rounds the window to the bucket and leaves out what is outside it", async () => {
