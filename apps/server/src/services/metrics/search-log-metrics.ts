@@ -206,8 +206,6 @@ export async function searchLogMetrics(
       add(groupBy.includes("traceName") ? { traceName: row.traceName } : {}, Number(row.bucketStart), row);
     }
   } else {
-    // Summed by the database per bucket and stored column of the grouping (the environment is grouped by its
-    // deployments, then merged here): one row per point, its histograms joined into one text.
     const columns = [
       ...new Set(
         groupBy.map((dimension) =>
@@ -215,46 +213,70 @@ export async function searchLogMetrics(
         ),
       ),
     ];
-    const needsHistogram = metrics.some((metric) => metric in PERCENTILES);
-    let select = ctx.db
-      .selectFrom("logSpanRollups")
-      .select((eb) => [
-        "bucketStart",
-        eb.fn.sum<number>("spanCount").as("spanCount"),
-        eb.fn.sum<number>("failedSpans").as("failedSpans"),
-        eb.fn.sum<number>("cost").as("cost"),
-        eb.fn.sum<number>("inputTokens").as("inputTokens"),
-        eb.fn.sum<number>("outputTokens").as("outputTokens"),
-      ])
-      .select(columns)
-      .$if(needsHistogram, (query) =>
-        query.select(ctx.store.sql.joinedTexts(sql.ref("latencyHistogram"), ";").as("latencyHistograms")),
-      )
-      .where("projectId", "=", project.id)
-      .where("bucketSize", "=", bucket)
-      .where("bucketStart", ">=", from)
-      .where("bucketStart", "<", to)
-      .groupBy(["bucketStart", ...columns]);
-    if (model !== undefined) select = select.where("model", "=", model);
-    if (provider !== undefined) select = select.where("provider", "=", provider);
-    if (promptId !== undefined) select = select.where("promptId", "=", promptId);
+    // The span conditions, on stored columns (an environment is its deployments).
+    const conditions: { column: StoredDimension; operator: "in" | "not in"; values: string[] }[] = [];
+    if (model !== undefined) conditions.push({ column: "model", operator: "in", values: [model] });
+    if (provider !== undefined) conditions.push({ column: "provider", operator: "in", values: [provider] });
+    if (promptId !== undefined) conditions.push({ column: "promptId", operator: "in", values: [promptId] });
     for (const { values, negated } of contentType) {
-      select = select.where("contentType", negated ? "not in" : "in", values);
+      conditions.push({ column: "contentType", operator: negated ? "not in" : "in", values });
     }
     if (deploymentEnvironmentId !== undefined) {
       const deployments = [...environments].flatMap(([deployment, environment]) =>
         environment === deploymentEnvironmentId ? [deployment] : [],
       );
       if (deployments.length === 0) return answer(groups, () => 0, { bucket, from, to, metrics });
-      select = select.where("deploymentId", "in", deployments);
+      conditions.push({ column: "deploymentId", operator: "in", values: deployments });
     }
-    for (const row of (await select.execute()) as (RolledUp & Record<StoredDimension, string>)[]) {
+    const needsHistogram = metrics.some((metric) => metric in PERCENTILES);
+    const involved = new Set([...columns, ...conditions.map((condition) => condition.column)]);
+    let rows: (RolledUp & Partial<Record<StoredDimension, string>>)[];
+    if (bucket !== "minute" && involved.size <= 1) {
+      // One dimension (or none) in hour or day buckets: the per-dimension rollups hold a row per point.
+      const dimension = [...involved][0] ?? "";
+      let select = ctx.db
+        .selectFrom("logSpanDimensionRollups")
+        .select(["bucketStart", "value", "spanCount", "failedSpans", "cost", "inputTokens", "outputTokens"])
+        .$if(needsHistogram, (query) => query.select("latencyHistogram as latencyHistograms"))
+        .where("projectId", "=", project.id)
+        .where("bucketSize", "=", bucket)
+        .where("dimension", "=", dimension)
+        .where("bucketStart", ">=", from)
+        .where("bucketStart", "<", to);
+      for (const { operator, values } of conditions) select = select.where("value", operator, values);
+      rows = (await select.execute()).map((row) => (dimension === "" ? row : { ...row, [dimension]: row.value }));
+    } else {
+      // Summed by the database per bucket and stored column of the grouping: one row per point (the
+      // environment's per deployment, merged below), its histograms joined into one text.
+      let select = ctx.db
+        .selectFrom("logSpanRollups")
+        .select((eb) => [
+          "bucketStart",
+          eb.fn.sum<number>("spanCount").as("spanCount"),
+          eb.fn.sum<number>("failedSpans").as("failedSpans"),
+          eb.fn.sum<number>("cost").as("cost"),
+          eb.fn.sum<number>("inputTokens").as("inputTokens"),
+          eb.fn.sum<number>("outputTokens").as("outputTokens"),
+        ])
+        .select(columns)
+        .$if(needsHistogram, (query) =>
+          query.select(ctx.store.sql.joinedTexts(sql.ref("latencyHistogram"), ";").as("latencyHistograms")),
+        )
+        .where("projectId", "=", project.id)
+        .where("bucketSize", "=", bucket)
+        .where("bucketStart", ">=", from)
+        .where("bucketStart", "<", to)
+        .groupBy(["bucketStart", ...columns]);
+      for (const { column, operator, values } of conditions) select = select.where(column, operator, values);
+      rows = await select.execute();
+    }
+    for (const row of rows) {
       const key: GroupKey = {};
       for (const dimension of groupBy) {
-        if (dimension === "deploymentEnvironmentId")
-          key.deploymentEnvironmentId = environments.get(row.deploymentId) ?? null;
-        else if (dimension !== "traceName" && dimension !== "scoreName") {
-          key[dimension] = row[dimension] === "" ? null : row[dimension];
+        if (dimension === "deploymentEnvironmentId") {
+          key.deploymentEnvironmentId = environments.get(row.deploymentId as string) ?? null;
+        } else if (dimension !== "traceName" && dimension !== "scoreName") {
+          key[dimension] = row[dimension] === "" ? null : (row[dimension] as string);
         }
       }
       add(key, Number(row.bucketStart), row);
