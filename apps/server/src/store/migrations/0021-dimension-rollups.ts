@@ -53,7 +53,7 @@ export async function backfillDimensionRollups(db: Kysely<Database>): Promise<vo
       .$if(after !== undefined, (query) =>
         query.where(sql<boolean>`(${sql.join(key)}) > (${sql.join(after as unknown[])})`),
       )
-      .orderBy([...SPAN_ROLLUP_KEY])
+      .$call((query) => SPAN_ROLLUP_KEY.reduce((ordered, column) => ordered.orderBy(column), query))
       .limit(BACKFILL_PAGE)
       .execute();
     if (rows.length === 0) break;
