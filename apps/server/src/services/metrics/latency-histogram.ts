@@ -28,6 +28,7 @@ export class Histogram {
   counts = new Float64Array(0);
   low = Number.POSITIVE_INFINITY;
   high = -1;
+  total = 0;
 
   add(bucket: number, count: number): void {
     if (bucket >= this.counts.length) {
@@ -36,6 +37,7 @@ export class Histogram {
       this.counts = grown;
     }
     this.counts[bucket] = (this.counts[bucket] as number) + count;
+    this.total += count;
     if (bucket < this.low) this.low = bucket;
     if (bucket > this.high) this.high = bucket;
   }
@@ -44,6 +46,7 @@ export class Histogram {
     if (this.high >= 0) this.counts.fill(0, this.low, this.high + 1);
     this.low = Number.POSITIVE_INFINITY;
     this.high = -1;
+    this.total = 0;
   }
 }
 
@@ -118,9 +121,7 @@ export function addHistogramTexts(a: string, b: string): string {
  * its bucket's value; null when nothing was counted.
  */
 export function percentiles(histogram: Histogram, quantiles: readonly number[]): (number | null)[] {
-  const { counts, low, high } = histogram;
-  let total = 0;
-  for (let bucket = low; bucket <= high; bucket++) total += counts[bucket] as number;
+  const { counts, low, high, total } = histogram;
   if (total === 0) return quantiles.map(() => null);
   return quantiles.map((quantile) => {
     const rank = Math.max(1, Math.ceil(quantile * total));

@@ -181,14 +181,8 @@ export async function searchLogMetrics(
       point = emptySums();
       group.series.set(start, point);
     }
-    for (const sums of [group.totals, point]) {
-      sums.traceCount += Number(row.traceCount ?? 0);
-      sums.spanCount += Number(row.spanCount ?? 0);
-      sums.failedSpans += Number(row.failedSpans ?? 0);
-      sums.cost += Number(row.cost ?? 0);
-      sums.inputTokens += Number(row.inputTokens ?? 0);
-      sums.outputTokens += Number(row.outputTokens ?? 0);
-    }
+    addRow(group.totals, row);
+    addRow(point, row);
     if (row.latencyHistograms) point.histogramTexts.push(row.latencyHistograms);
   };
 
@@ -284,6 +278,15 @@ export async function searchLogMetrics(
   }
 
   return answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), { bucket, from, to, metrics });
+}
+
+function addRow(sums: Sums, row: RolledUp): void {
+  sums.traceCount += Number(row.traceCount ?? 0);
+  sums.spanCount += Number(row.spanCount ?? 0);
+  sums.failedSpans += Number(row.failedSpans ?? 0);
+  sums.cost += Number(row.cost ?? 0);
+  sums.inputTokens += Number(row.inputTokens ?? 0);
+  sums.outputTokens += Number(row.outputTokens ?? 0);
 }
 
 interface Window {
