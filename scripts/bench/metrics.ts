@@ -2,7 +2,8 @@
  * The metrics rows of the benchmark (ADR 0017), measured in process after the load rounds:
  * (m) POST /logs/metrics over the seeded project — 30 days, hourly buckets, grouped by model, with span count,
  *     error rate, cost and latency p50/p99 — `QUERIES` sequential requests through `app.request` (routing,
- *     validation, service and store; no sockets): p50 and p99 latency, against the target p99 < 50 ms;
+ *     validation, service and store; no sockets): p50 and p99 latency, against the target p99 < 50 ms. It reads
+ *     the per-dimension rollups (migration 0021): 720 hours × 3 models (two and none) rows, one per point;
  * (r) what the rollups cost ingestion: batches of the bench's trace (5 Model spans, ~14 KB) stored through the
  *     write batcher exactly as POST /logs/trace stores them (the same row builders), once with the rollup
  *     deltas and once without, in interleaved rounds of the same run: the ratio of their medians, against the

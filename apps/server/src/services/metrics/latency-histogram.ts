@@ -31,15 +31,18 @@ export class Histogram {
   total = 0;
 
   add(bucket: number, count: number): void {
-    if (bucket >= this.counts.length) {
-      const grown = new Float64Array(Math.max(bucket + 64, this.counts.length * 2));
-      grown.set(this.counts);
-      this.counts = grown;
-    }
+    if (bucket >= this.counts.length) this.grow(bucket);
     this.counts[bucket] = (this.counts[bucket] as number) + count;
     this.total += count;
     if (bucket < this.low) this.low = bucket;
     if (bucket > this.high) this.high = bucket;
+  }
+
+  /** Makes room for `bucket`. */
+  grow(bucket: number): void {
+    const grown = new Float64Array(Math.max(bucket + 64, this.counts.length * 2));
+    grown.set(this.counts);
+    this.counts = grown;
   }
 
   clear(): void {
@@ -68,10 +71,15 @@ export function addLatency(histogram: Histogram, latency: number, count = 1): vo
 
 /** Adds `from` into `into`. */
 export function addHistogram(into: Histogram, from: Histogram): void {
-  for (let bucket = from.low; bucket <= from.high; bucket++) {
-    const count = from.counts[bucket] as number;
-    if (count !== 0) into.add(bucket, count);
-  }
+  if (from.total === 0) return;
+  if (from.high >= into.counts.length) into.grow(from.high);
+  const target = into.counts;
+  const source = from.counts;
+  for (let bucket = from.low; bucket <= from.high; bucket++)
+    target[bucket] = (target[bucket] as number) + (source[bucket] as number);
+  if (from.low < into.low) into.low = from.low;
+  if (from.high > into.high) into.high = from.high;
+  into.total += from.total;
 }
 
 export function histogramToText(histogram: Histogram): string {
