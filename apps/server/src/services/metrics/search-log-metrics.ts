@@ -226,7 +226,7 @@ export async function searchLogMetrics(
     const involved = new Set([...columns, ...conditions.map((condition) => condition.column)]);
     let rows: (RolledUp & Partial<Record<StoredDimension | "value", string>>)[];
     // A row's value of a grouping column: a per-dimension row has only its own dimension's, as `value`.
-    let valueOf = (row: (typeof rows)[number], column: StoredDimension) => row[column] as string;
+    let valueIn = (row: (typeof rows)[number], column: StoredDimension) => row[column] as string;
     if (bucket !== "minute" && involved.size <= 1) {
       // One dimension (or none) in hour or day buckets: the per-dimension rollups hold a row per point.
       const dimension = [...involved][0] ?? "";
@@ -241,7 +241,7 @@ export async function searchLogMetrics(
         .where("bucketStart", "<", to);
       for (const { operator, values } of conditions) select = select.where("value", operator, values);
       rows = await select.execute();
-      valueOf = (row) => row.value as string;
+      valueIn = (row) => row.value as string;
     } else {
       // Summed by the database per bucket and stored column of the grouping: one row per point (the
       // environment's per deployment, merged below), its histograms joined into one text.
@@ -271,9 +271,9 @@ export async function searchLogMetrics(
       const key: GroupKey = {};
       for (const dimension of groupBy) {
         if (dimension === "deploymentEnvironmentId") {
-          key.deploymentEnvironmentId = environments.get(valueOf(row, "deploymentId")) ?? null;
+          key.deploymentEnvironmentId = environments.get(valueIn(row, "deploymentId")) ?? null;
         } else if (dimension !== "traceName" && dimension !== "scoreName") {
-          const value = valueOf(row, dimension);
+          const value = valueIn(row, dimension);
           key[dimension] = value === "" ? null : value;
         }
       }
