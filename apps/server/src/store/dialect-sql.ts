@@ -31,6 +31,8 @@ export interface JsonText {
 export interface DialectSql {
   locks: RowLocks;
   json: JsonText;
+  /** The aggregate joining a group's texts with `separator` (SQLite's group_concat, PostgreSQL's string_agg). */
+  joinedTexts(text: Expression<string>, separator: string): RawBuilder<string>;
 }
 
 const unchanged: Lock = (query) => query;
@@ -42,6 +44,7 @@ export const sqliteSql: DialectSql = {
     hasMember: (text, key) => sql<boolean>`json_type(${text}, ${`$."${key}"`}) is not null`,
     withoutMember: (text, key) => sql<string>`json_remove(${text}, ${`$."${key}"`})`,
   },
+  joinedTexts: (text, separator) => sql<string>`group_concat(${text}, ${separator})`,
 };
 
 /** A NUL character as JSON.stringify writes it. */
@@ -58,4 +61,5 @@ export const postgresSql: DialectSql = {
     hasMember: (text, key) => sql<boolean>`(${text}::jsonb -> ${key}) is not null`,
     withoutMember: (text, key) => sql<string>`(${text}::jsonb - ${key})::text`,
   },
+  joinedTexts: (text, separator) => sql<string>`string_agg(${text}, ${separator})`,
 };

@@ -275,6 +275,24 @@ export interface Database {
     /** JSON text: log-spaced latency bucket index → count (services/metrics/latency-histogram.ts). */
     latencyHistogram: string;
   };
+  /**
+   * The span rollups per single dimension (migration 0021, ADR 0017): per project, hour or day bucket and one of
+   * model / provider / promptId / deploymentId / contentType with its value ("" = none), or dimension "" (all
+   * spans, value ""): the sums of logSpanRollups over the other dimensions, kept in the same writes.
+   */
+  logSpanDimensionRollups: {
+    projectId: string;
+    bucketSize: "hour" | "day";
+    bucketStart: number;
+    dimension: "" | "model" | "provider" | "promptId" | "deploymentId" | "contentType";
+    value: string;
+    spanCount: number;
+    failedSpans: number;
+    cost: number;
+    inputTokens: number;
+    outputTokens: number;
+    latencyHistogram: string;
+  };
   /** Trace counts per project, UTC bucket of the trace's start and trace name (migration 0013). */
   logTraceRollups: {
     projectId: string;

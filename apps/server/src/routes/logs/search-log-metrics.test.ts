@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { backfillRollups } from "../../store/migrations/0013-metric-rollups.ts";
+import { backfillDimensionRollups } from "../../store/migrations/0021-dimension-rollups.ts";
 import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import {
@@ -173,6 +174,12 @@ function expectMeasures(values: Body, spans: readonly RawSpan[]): void {
   }
 }
 
+/** An answer with its costs rounded: sums of the same costs added in another order differ in the last bits. */
+const rounded = (answer: Body) =>
+  JSON.parse(
+    JSON.stringify(answer, (key, value) => (key === "cost" && typeof value === "number" ? value.toFixed(9) : value)),
+  );
+
 function groupBy<T>(items: readonly T[], keyOf: (item: T) => string): Map<string, T[]> {
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(keyOf(item), [...(groups.get(keyOf(item)) ?? []), item]);
@@ -204,6 +211,33 @@ describeEachStore("searchLogMetrics", (use) => {
       const counts = grouped.groups.map((group: Body) => group.totals.spanCount);
       expect(counts).toEqual([...counts].sort((a, b) => b - a));
 
+      // One dimension in hour buckets: answered from the per-dimension rollups, the same as from the combinations
+      // (a filter on a second dimension that matches everything sends the query to the combination rollups).
+      const byModelOnly = await metrics(h, { ...window, groupBy: ["model"] });
+      const modelGroups = groupBy(spans, (span) => JSON.stringify({ model: span.model }));
+      expect(byModelOnly.groups).toHaveLength(modelGroups.size);
+      for (const group of byModelOnly.groups) {
+        expectMeasures(group.totals, modelGroups.get(JSON.stringify(group.key)) ?? []);
+      }
+      const viaCombinations = await metrics(h, {
+        ...window,
+        groupBy: ["model"],
+        filters: [{ column: "contentType", operator: "not-equals", value: "none-such" }],
+      });
+      expect(rounded(viaCombinations)).toEqual(rounded(byModelOnly));
+      const promptOnly = await metrics(h, { ...window, promptId: prompts[1] });
+      const ofPrompt = spans.filter((span) => span.promptId === prompts[1]);
+      if (ofPrompt.length === 0) expect(promptOnly.groups).toEqual([]);
+      else expectMeasures(promptOnly.groups[0].totals, ofPrompt);
+      const daily = await metrics(h, { ...window, bucket: "day", groupBy: ["contentType"] });
+      const dailyViaCombinations = await metrics(h, { ...window, bucket: "day", groupBy: ["contentType", "model"] });
+      for (const group of daily.groups) {
+        const parts = dailyViaCombinations.groups.filter(
+          (part: Body) => part.key.contentType === group.key.contentType,
+        );
+        expect(group.totals.spanCount).toBe(parts.reduce((sum: number, part: Body) => sum + part.totals.spanCount, 0));
+      }
+
       // Filters: a prompt, a provider, content types.
       const filtered = await metrics(h, {
         ...window,
@@ -229,7 +263,7 @@ describeEachStore("searchLogMetrics", (use) => {
     });
   }
 
-  it("counts concurrent writes exactly (their batches' deltas summed per key), and migration 0013 rebuilds the same rollups", async () => {
+  it("counts concurrent writes exactly (their batches' deltas summed per key), and migrations 0013 and 0021 rebuild the same rollups", async () => {
     const h = use();
     const projectId = await newProject(h);
     const prompts = [await newPrompt(h, projectId)];
@@ -249,6 +283,22 @@ describeEachStore("searchLogMetrics", (use) => {
     await backfillRollups(h.store.db);
     expect(await metrics(h, { ...window, groupBy: ["model", "promptId"] })).toEqual(written);
     expect(await metrics(h, { ...window, metrics: ["traceCount"], groupBy: ["traceName"] })).toEqual(traces);
+
+    // Migration 0021 builds the per-dimension rollups from the combination rollups: the same as the writes kept.
+    const perDimension = [
+      { ...window, bucket: "hour", groupBy: ["model"] },
+      { ...window, bucket: "hour" },
+      { ...window, bucket: "day", groupBy: ["contentType"] },
+      { ...window, bucket: "hour", promptId: prompts[0] },
+    ];
+    const kept = await Promise.all(perDimension.map((body) => metrics(h, body)));
+    expect(kept[1].groups[0].totals.spanCount).toBeGreaterThan(0);
+    await h.store.db.deleteFrom("logSpanDimensionRollups").execute();
+    expect((await metrics(h, perDimension[1] as Body)).groups).toEqual([]);
+    await backfillDimensionRollups(h.store.db);
+    for (const [index, body] of perDimension.entries()) {
+      expect(rounded(await metrics(h, body))).toEqual(rounded(kept[index]));
+    }
   });
 
   it("moves an OTLP trace's count when its root span arrives late, renaming and moving it", async () => {
@@ -327,46 +377,67 @@ describeEachStore("searchLogMetrics", (use) => {
     expect(filtered.groups[0].totals).toEqual({ traceCount: 3 });
   });
 
-  it("groups by deployment environment and filters by one", async () => {
+  it("groups by deployment environment and filters by one, merging the environment's deployments", async () => {
     const h = use();
     const projectId = await newProject(h);
     const promptId = await newPrompt(h, projectId);
+    const otherPromptId = await newPrompt(h, projectId);
+    const deploy = async (prompt: string, deploymentEnvironmentId: string) => {
+      const deployment = await h.request("POST", `/prompts/${prompt}/deployments`, {
+        body: { deploymentEnvironmentId },
+      });
+      expect(deployment.status, JSON.stringify(deployment.body)).toBe(201);
+      return deployment.body.id as string;
+    };
     const environment = async (name: string) => {
       const reply = await h.request("POST", `/projects/${projectId}/deployment-environments`, { body: { name } });
       expect(reply.status).toBe(201);
-      const deployment = await h.request("POST", `/prompts/${promptId}/deployments`, {
-        body: { deploymentEnvironmentId: reply.body.id },
-      });
-      expect(deployment.status, JSON.stringify(deployment.body)).toBe(201);
-      return { environmentId: reply.body.id as string, deploymentId: deployment.body.id as string };
+      return reply.body.id as string;
     };
     const production = await environment("production");
     const staging = await environment("staging");
-    const span = (deploymentId?: string) => ({
+    const empty = await environment("preview");
+    const [first, second, staged] = [
+      await deploy(promptId, production),
+      await deploy(otherPromptId, production),
+      await deploy(promptId, staging),
+    ];
+    const span = (latency: number, deploymentId?: string) => ({
       name: "step",
       status: "success",
       startedAt: T0 + 10,
-      endedAt: T0 + 20,
-      promptId,
-      ...(deploymentId && { deploymentId }),
+      endedAt: T0 + 10 + latency,
+      ...(deploymentId && { deploymentId, promptId: deploymentId === second ? otherPromptId : promptId }),
       content: { type: "Tool", input: "{}", output: "{}" },
     });
     await createTrace(h, {
       projectId,
       trace: { name: "t", status: "success", startedAt: T0 },
-      spans: [span(production.deploymentId), span(production.deploymentId), span(staging.deploymentId), span()],
+      spans: [span(10, first), span(10, first), span(1_000, second), span(10, staged), span(10)],
     });
     const window = { projectId, from: T0, to: T0 + HOUR, bucket: "hour", metrics: ["spanCount"] };
     const grouped = await metrics(h, { ...window, groupBy: ["deploymentEnvironmentId"] });
     expect(grouped.groups.map((group: Body) => [group.key, group.totals.spanCount])).toEqual(
       [
-        [{ deploymentEnvironmentId: production.environmentId }, 2],
+        [{ deploymentEnvironmentId: production }, 3],
         [{ deploymentEnvironmentId: null }, 1],
-        [{ deploymentEnvironmentId: staging.environmentId }, 1],
+        [{ deploymentEnvironmentId: staging }, 1],
       ].sort((a, b) => (b[1] as number) - (a[1] as number) || (JSON.stringify(a[0]) < JSON.stringify(b[0]) ? -1 : 1)),
     );
-    const staged = await metrics(h, { ...window, deploymentEnvironmentId: staging.environmentId });
-    expect(staged.groups[0].totals).toEqual({ spanCount: 1 });
+    // The two deployments' rows are one point: their histograms merged (p50 of 10, 10, 1000 is 10; p99 1000).
+    const latencies = await metrics(h, {
+      ...window,
+      metrics: ["latencyP50", "latencyP99"],
+      deploymentEnvironmentId: production,
+    });
+    const [point] = latencies.groups[0].series;
+    expect(Math.abs(point.values.latencyP50 - 10)).toBeLessThanOrEqual(0.2);
+    expect(Math.abs(point.values.latencyP99 - 1_000)).toBeLessThanOrEqual(20);
+    expect(latencies.groups[0].totals).toEqual(point.values);
+    const stagedOnly = await metrics(h, { ...window, deploymentEnvironmentId: staging });
+    expect(stagedOnly.groups[0].totals).toEqual({ spanCount: 1 });
+    // An environment nothing is deployed to has no spans.
+    expect((await metrics(h, { ...window, deploymentEnvironmentId: empty })).groups).toEqual([]);
   });
 
   it("rounds the window to the bucket and leaves out what is outside it", async () => {

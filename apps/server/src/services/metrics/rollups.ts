@@ -11,7 +11,14 @@
  */
 import { type Insertable, type Kysely, sql } from "kysely";
 import type { Database } from "../../store/schema.ts";
-import { addLatency, type Histogram, histogramToText, mergeHistogramText } from "./latency-histogram.ts";
+import {
+  addHistogram,
+  addHistogramText,
+  addLatency,
+  emptyHistogram,
+  type Histogram,
+  histogramToText,
+} from "./latency-histogram.ts";
 
 export type BucketSize = "minute" | "hour" | "day";
 export const BUCKET_MS: Record<BucketSize, number> = { minute: 60_000, hour: 3_600_000, day: 86_400_000 };
@@ -81,7 +88,7 @@ export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] 
       const id = `${bucketSize}\n${key.bucketStart}\n${dimensions}`;
       let entry = rows.get(id);
       if (!entry) {
-        entry = { row: key, histogram: new Map() };
+        entry = { row: key, histogram: emptyHistogram() };
         rows.set(id, entry);
       }
       const { row } = entry;
@@ -130,9 +137,17 @@ function summed<Row extends Record<string, unknown>>(
 /** Rows per statement: well under both databases' bound-parameter limits. */
 const CHUNK = 500;
 
-/** Adds span deltas to the span rollups, in the transaction `db` belongs to. */
-export async function addToSpanRollups(db: Kysely<Database>, deltas: readonly SpanRollupRow[]): Promise<void> {
-  // Each key's histograms are merged in one map (each delta's text read once), then written once.
+/**
+ * Adds span deltas to the span rollups, in the transaction `db` belongs to: the combination rollups and, for hour
+ * and day buckets, the per-dimension rollups summed from them (`dimensions: false` only for migration 0013's
+ * backfill, which runs before migration 0021 creates that table and rolls up what 0013 built).
+ */
+export async function addToSpanRollups(
+  db: Kysely<Database>,
+  deltas: readonly SpanRollupRow[],
+  { dimensions = true }: { dimensions?: boolean } = {},
+): Promise<void> {
+  // Each key's histograms are merged in one histogram (each delta's text read once), then written once.
   const histograms = new Map<SpanRollupRow, Histogram>();
   const rows = summed(deltas, SPAN_ROLLUP_KEY, (into, row) => {
     into.spanCount = (into.spanCount as number) + (row.spanCount as number);
@@ -142,11 +157,11 @@ export async function addToSpanRollups(db: Kysely<Database>, deltas: readonly Sp
     into.outputTokens = (into.outputTokens as number) + (row.outputTokens as number);
     let histogram = histograms.get(into);
     if (!histogram) {
-      histogram = new Map();
-      mergeHistogramText(histogram, into.latencyHistogram as string);
+      histogram = emptyHistogram();
+      addHistogramText(histogram, into.latencyHistogram as string);
       histograms.set(into, histogram);
     }
-    mergeHistogramText(histogram, row.latencyHistogram as string);
+    addHistogramText(histogram, row.latencyHistogram as string);
   });
   for (const [row, histogram] of histograms) row.latencyHistogram = histogramToText(histogram);
   for (let at = 0; at < rows.length; at += CHUNK) {
@@ -161,6 +176,93 @@ export async function addToSpanRollups(db: Kysely<Database>, deltas: readonly Sp
           inputTokens: eb("logSpanRollups.inputTokens", "+", eb.ref("excluded.inputTokens")),
           outputTokens: eb("logSpanRollups.outputTokens", "+", eb.ref("excluded.outputTokens")),
           latencyHistogram: sql<string>`pharos_histogram_add(${sql.ref("logSpanRollups.latencyHistogram")}, ${sql.ref("excluded.latencyHistogram")})`,
+        })),
+      )
+      .execute();
+  }
+  if (dimensions) await addToDimensionRollups(db, dimensionRollupRows(rows, histograms));
+}
+
+/**
+ * The per-dimension rollups (migration 0021): per project, hour or day bucket and ONE dimension (model,
+ * provider, promptId, deploymentId or contentType, its value "" for none; or dimension "" for all spans), the
+ * same sums as the combination rollups. A query grouped and filtered by at most one dimension reads one row per
+ * point from them (the 30-day hourly by-model query: 720 × models rows) instead of every combination.
+ */
+export type DimensionRollupRow = Insertable<Database["logSpanDimensionRollups"]>;
+export const DIMENSION_ROLLUP_KEY = ["projectId", "bucketSize", "bucketStart", "dimension", "value"] as const;
+export const ROLLUP_DIMENSIONS = ["model", "provider", "promptId", "deploymentId", "contentType"] as const;
+export type RollupDimension = (typeof ROLLUP_DIMENSIONS)[number];
+
+/**
+ * The combination rows' sums per single dimension, for hour and day buckets (`histograms`: the rows' histograms
+ * already read, if any). Summed from a batch's summed rows, not from its spans: a handful of keys per batch.
+ */
+export function dimensionRollupRows(
+  rows: readonly SpanRollupRow[],
+  histograms: ReadonlyMap<SpanRollupRow, Histogram> = new Map(),
+): DimensionRollupRow[] {
+  const byKey = new Map<string, { row: DimensionRollupRow; histogram: Histogram }>();
+  for (const row of rows) {
+    if (row.bucketSize === "minute") continue;
+    let histogram = histograms.get(row);
+    if (!histogram) {
+      histogram = emptyHistogram();
+      addHistogramText(histogram, row.latencyHistogram as string);
+    }
+    for (const dimension of ["", ...ROLLUP_DIMENSIONS] as const) {
+      const value = dimension === "" ? "" : (row[dimension] as string);
+      const id = `${row.projectId}\n${row.bucketSize}\n${row.bucketStart}\n${dimension}\n${value}`;
+      let entry = byKey.get(id);
+      if (!entry) {
+        entry = {
+          row: {
+            projectId: row.projectId,
+            bucketSize: row.bucketSize,
+            bucketStart: row.bucketStart,
+            dimension,
+            value,
+            spanCount: 0,
+            failedSpans: 0,
+            cost: 0,
+            inputTokens: 0,
+            outputTokens: 0,
+            latencyHistogram: "",
+          },
+          histogram: emptyHistogram(),
+        };
+        byKey.set(id, entry);
+      }
+      const into = entry.row;
+      into.spanCount = (into.spanCount as number) + Number(row.spanCount);
+      into.failedSpans = (into.failedSpans as number) + Number(row.failedSpans);
+      into.cost = (into.cost as number) + Number(row.cost);
+      into.inputTokens = (into.inputTokens as number) + Number(row.inputTokens);
+      into.outputTokens = (into.outputTokens as number) + Number(row.outputTokens);
+      addHistogram(entry.histogram, histogram);
+    }
+  }
+  // In key order, so that concurrent writers on PostgreSQL lock keys in one order.
+  return [...byKey.keys()].sort().map((id) => {
+    const { row, histogram } = byKey.get(id) as { row: DimensionRollupRow; histogram: Histogram };
+    return { ...row, latencyHistogram: histogramToText(histogram) };
+  });
+}
+
+/** Adds summed per-dimension deltas to the per-dimension rollups, in the transaction `db` belongs to. */
+export async function addToDimensionRollups(db: Kysely<Database>, rows: readonly DimensionRollupRow[]): Promise<void> {
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    await db
+      .insertInto("logSpanDimensionRollups")
+      .values(rows.slice(at, at + CHUNK))
+      .onConflict((conflict) =>
+        conflict.columns([...DIMENSION_ROLLUP_KEY]).doUpdateSet((eb) => ({
+          spanCount: eb("logSpanDimensionRollups.spanCount", "+", eb.ref("excluded.spanCount")),
+          failedSpans: eb("logSpanDimensionRollups.failedSpans", "+", eb.ref("excluded.failedSpans")),
+          cost: eb("logSpanDimensionRollups.cost", "+", eb.ref("excluded.cost")),
+          inputTokens: eb("logSpanDimensionRollups.inputTokens", "+", eb.ref("excluded.inputTokens")),
+          outputTokens: eb("logSpanDimensionRollups.outputTokens", "+", eb.ref("excluded.outputTokens")),
+          latencyHistogram: sql<string>`pharos_histogram_add(${sql.ref("logSpanDimensionRollups.latencyHistogram")}, ${sql.ref("excluded.latencyHistogram")})`,
         })),
       )
       .execute();

@@ -1,10 +1,11 @@
 import type { schemas } from "@pharos/contract";
+import { sql } from "kysely";
 import { type ErrorDetail, failIfInvalid, notFound } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { requireProject } from "../projects/project.ts";
 import { requirePromptsOfProject } from "../prompts/prompt.ts";
-import { type Histogram, mergeHistogramText, percentiles } from "./latency-histogram.ts";
+import { addHistogram, addHistogramText, Histogram, percentiles } from "./latency-histogram.ts";
 import { BUCKET_MS } from "./rollups.ts";
 
 type MetricName = schemas.LogMetricName;
@@ -29,7 +30,8 @@ interface Sums {
   cost: number;
   inputTokens: number;
   outputTokens: number;
-  histogram: Histogram;
+  /** A point's stored latency histograms, read when its percentiles are (the totals add its points'). */
+  histogramTexts: string[];
   scoreCount: number;
   scoreSum: number;
 }
@@ -41,10 +43,24 @@ const emptySums = (): Sums => ({
   cost: 0,
   inputTokens: 0,
   outputTokens: 0,
-  histogram: new Map(),
+  histogramTexts: [],
   scoreCount: 0,
   scoreSum: 0,
 });
+
+/** A row of sums read from a rollup table (PostgreSQL's sums of bigints are numeric: read as text). */
+interface RolledUp {
+  bucketStart: number | string;
+  traceCount?: number | string;
+  spanCount?: number | string;
+  failedSpans?: number | string;
+  cost?: number | string;
+  inputTokens?: number | string;
+  outputTokens?: number | string;
+  latencyHistograms?: string | null;
+}
+
+type StoredDimension = "model" | "provider" | "promptId" | "deploymentId" | "contentType";
 
 /** A text condition of the filter grammar the rollups can answer: a column's value in (or not in) a set. */
 interface ValueCondition {
@@ -153,7 +169,7 @@ export async function searchLogMetrics(
   const environments = await environmentsOf(ctx, project.id, groupBy, deploymentEnvironmentId);
 
   const groups: Groups = new Map();
-  const add = (key: GroupKey, start: number, row: Partial<Sums> & { latencyHistogram?: string }) => {
+  const add = (key: GroupKey, start: number, row: RolledUp) => {
     const id = JSON.stringify(key);
     let group = groups.get(id);
     if (!group) {
@@ -165,15 +181,9 @@ export async function searchLogMetrics(
       point = emptySums();
       group.series.set(start, point);
     }
-    for (const sums of [group.totals, point]) {
-      sums.traceCount += row.traceCount ?? 0;
-      sums.spanCount += row.spanCount ?? 0;
-      sums.failedSpans += row.failedSpans ?? 0;
-      sums.cost += row.cost ?? 0;
-      sums.inputTokens += row.inputTokens ?? 0;
-      sums.outputTokens += row.outputTokens ?? 0;
-      if (row.latencyHistogram !== undefined) mergeHistogramText(sums.histogram, row.latencyHistogram);
-    }
+    addRow(group.totals, row);
+    addRow(point, row);
+    if (row.latencyHistograms) point.histogramTexts.push(row.latencyHistograms);
   };
 
   if (traceQuery) {
@@ -187,49 +197,100 @@ export async function searchLogMetrics(
       .execute();
     for (const row of rows) {
       if (!traceName.every((condition) => matches(condition, row.traceName))) continue;
-      add(groupBy.includes("traceName") ? { traceName: row.traceName } : {}, row.bucketStart, row);
+      add(groupBy.includes("traceName") ? { traceName: row.traceName } : {}, Number(row.bucketStart), row);
     }
   } else {
+    const columns = [
+      ...new Set(
+        groupBy.map((dimension) =>
+          dimension === "deploymentEnvironmentId" ? "deploymentId" : (dimension as StoredDimension),
+        ),
+      ),
+    ];
+    // The span conditions, on stored columns (an environment is its deployments).
+    const conditions: { column: StoredDimension; operator: "in" | "not in"; values: string[] }[] = [];
+    if (model !== undefined) conditions.push({ column: "model", operator: "in", values: [model] });
+    if (provider !== undefined) conditions.push({ column: "provider", operator: "in", values: [provider] });
+    if (promptId !== undefined) conditions.push({ column: "promptId", operator: "in", values: [promptId] });
+    for (const { values, negated } of contentType) {
+      conditions.push({ column: "contentType", operator: negated ? "not in" : "in", values });
+    }
+    if (deploymentEnvironmentId !== undefined) {
+      const deployments = [...environments].flatMap(([deployment, environment]) =>
+        environment === deploymentEnvironmentId ? [deployment] : [],
+      );
+      if (deployments.length === 0) return answer(groups, () => 0, { bucket, from, to, metrics });
+      conditions.push({ column: "deploymentId", operator: "in", values: deployments });
+    }
     const needsHistogram = metrics.some((metric) => metric in PERCENTILES);
-    let select = ctx.db
-      .selectFrom("logSpanRollups")
-      .select([
-        "bucketStart",
-        "model",
-        "provider",
-        "promptId",
-        "deploymentId",
-        "contentType",
-        "spanCount",
-        "failedSpans",
-        "cost",
-        "inputTokens",
-        "outputTokens",
-      ])
-      .$if(needsHistogram, (query) => query.select("latencyHistogram"))
-      .where("projectId", "=", project.id)
-      .where("bucketSize", "=", bucket)
-      .where("bucketStart", ">=", from)
-      .where("bucketStart", "<", to);
-    if (model !== undefined) select = select.where("model", "=", model);
-    if (provider !== undefined) select = select.where("provider", "=", provider);
-    if (promptId !== undefined) select = select.where("promptId", "=", promptId);
-    for (const row of await select.execute()) {
-      if (!contentType.every((condition) => matches(condition, row.contentType))) continue;
-      const environment = environments.get(row.deploymentId) ?? null;
-      if (deploymentEnvironmentId !== undefined && environment !== deploymentEnvironmentId) continue;
+    const involved = new Set([...columns, ...conditions.map((condition) => condition.column)]);
+    let rows: (RolledUp & Partial<Record<StoredDimension | "value", string>>)[];
+    // A row's value of a grouping column: a per-dimension row has only its own dimension's, as `value`.
+    let valueIn = (row: (typeof rows)[number], column: StoredDimension) => row[column] as string;
+    if (bucket !== "minute" && involved.size <= 1) {
+      // One dimension (or none) in hour or day buckets: the per-dimension rollups hold a row per point.
+      const dimension = [...involved][0] ?? "";
+      let select = ctx.db
+        .selectFrom("logSpanDimensionRollups")
+        .select(["bucketStart", "value", "spanCount", "failedSpans", "cost", "inputTokens", "outputTokens"])
+        .$if(needsHistogram, (query) => query.select("latencyHistogram as latencyHistograms"))
+        .where("projectId", "=", project.id)
+        .where("bucketSize", "=", bucket)
+        .where("dimension", "=", dimension)
+        .where("bucketStart", ">=", from)
+        .where("bucketStart", "<", to);
+      for (const { operator, values } of conditions) select = select.where("value", operator, values);
+      rows = await select.execute();
+      valueIn = (row) => row.value as string;
+    } else {
+      // Summed by the database per bucket and stored column of the grouping: one row per point (the
+      // environment's per deployment, merged below), its histograms joined into one text.
+      let select = ctx.db
+        .selectFrom("logSpanRollups")
+        .select((eb) => [
+          "bucketStart",
+          eb.fn.sum<number>("spanCount").as("spanCount"),
+          eb.fn.sum<number>("failedSpans").as("failedSpans"),
+          eb.fn.sum<number>("cost").as("cost"),
+          eb.fn.sum<number>("inputTokens").as("inputTokens"),
+          eb.fn.sum<number>("outputTokens").as("outputTokens"),
+        ])
+        .select(columns)
+        .$if(needsHistogram, (query) =>
+          query.select(ctx.store.sql.joinedTexts(sql.ref("latencyHistogram"), ";").as("latencyHistograms")),
+        )
+        .where("projectId", "=", project.id)
+        .where("bucketSize", "=", bucket)
+        .where("bucketStart", ">=", from)
+        .where("bucketStart", "<", to)
+        .groupBy(["bucketStart", ...columns]);
+      for (const { column, operator, values } of conditions) select = select.where(column, operator, values);
+      rows = await select.execute();
+    }
+    for (const row of rows) {
       const key: GroupKey = {};
       for (const dimension of groupBy) {
-        if (dimension === "deploymentEnvironmentId") key.deploymentEnvironmentId = environment;
-        else if (dimension !== "traceName" && dimension !== "scoreName") {
-          key[dimension] = row[dimension] === "" ? null : row[dimension];
+        if (dimension === "deploymentEnvironmentId") {
+          key.deploymentEnvironmentId = environments.get(valueIn(row, "deploymentId")) ?? null;
+        } else if (dimension !== "traceName" && dimension !== "scoreName") {
+          const value = valueIn(row, dimension);
+          key[dimension] = value === "" ? null : value;
         }
       }
-      add(key, row.bucketStart, row);
+      add(key, Number(row.bucketStart), row);
     }
   }
 
   return answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), { bucket, from, to, metrics });
+}
+
+function addRow(sums: Sums, row: RolledUp): void {
+  sums.traceCount += Number(row.traceCount ?? 0);
+  sums.spanCount += Number(row.spanCount ?? 0);
+  sums.failedSpans += Number(row.failedSpans ?? 0);
+  sums.cost += Number(row.cost ?? 0);
+  sums.inputTokens += Number(row.inputTokens ?? 0);
+  sums.outputTokens += Number(row.outputTokens ?? 0);
 }
 
 interface Window {
@@ -241,23 +302,32 @@ interface Window {
 
 type Groups = Map<string, { key: GroupKey; totals: Sums; series: Map<number, Sums> }>;
 
-/** The answer: groups with anything counted, largest first (then by key), at most MAX_GROUPS of them. */
+/**
+ * The answer: groups with anything counted, largest first (then by key), at most MAX_GROUPS of them. Each
+ * point's histograms are read into one reused histogram, whose counts are then added to its group's totals.
+ */
 function answer(groups: Groups, count: (sums: Sums) => number, { bucket, from, to, metrics }: Window) {
   const ordered = [...groups.entries()]
     .filter(([, group]) => count(group.totals) > 0)
     .sort(([a, left], [b, right]) => count(right.totals) - count(left.totals) || (a < b ? -1 : a > b ? 1 : 0));
+  const point = new Histogram();
   return {
     bucket,
     from,
     to,
-    groups: ordered.slice(0, MAX_GROUPS).map(([, group]) => ({
-      key: group.key,
-      totals: valuesOf(group.totals, metrics),
-      series: [...group.series.entries()]
+    groups: ordered.slice(0, MAX_GROUPS).map(([, group]) => {
+      const totals = new Histogram();
+      const series = [...group.series.entries()]
         .filter(([, sums]) => count(sums) > 0)
         .sort(([a], [b]) => a - b)
-        .map(([start, sums]) => ({ start, values: valuesOf(sums, metrics) })),
-    })),
+        .map(([start, sums]) => {
+          point.clear();
+          for (const text of sums.histogramTexts) addHistogramText(point, text);
+          addHistogram(totals, point);
+          return { start, values: valuesOf(sums, point, metrics) };
+        });
+      return { key: group.key, totals: valuesOf(group.totals, totals, metrics), series };
+    }),
     truncated: ordered.length > MAX_GROUPS,
   };
 }
@@ -357,11 +427,11 @@ async function environmentsOf(
   return new Map(deployments.map((row) => [row.id, row.deploymentEnvironmentId]));
 }
 
-function valuesOf(sums: Sums, metrics: readonly MetricName[]): Values {
+function valuesOf(sums: Sums, histogram: Histogram, metrics: readonly MetricName[]): Values {
   const values: Values = {};
   const wanted = metrics.filter((metric) => metric in PERCENTILES) as (keyof typeof PERCENTILES)[];
   const read = percentiles(
-    sums.histogram,
+    histogram,
     wanted.map((metric) => PERCENTILES[metric]),
   );
   wanted.forEach((metric, index) => {

@@ -101,7 +101,7 @@ export async function backfillRollups(db: Kysely<Database>): Promise<void> {
       .limit(BACKFILL_PAGE)
       .execute();
     if (spans.length === 0) break;
-    await addToSpanRollups(db, spanRollupRows(spans));
+    await addToSpanRollups(db, spanRollupRows(spans), { dimensions: false });
     after = (spans[spans.length - 1] as { id: string }).id;
   }
   for (let after = ""; ; ) {
