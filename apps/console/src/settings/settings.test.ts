@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { formatHeaders, parseHeaders } from "../headers.ts";
 import { fieldIssues } from "./errors.tsx";
 import { describeRule, ruleFromForm } from "./score-rules.ts";
 import { parseSettingsSection } from "./sections.ts";
-import { formatHeaders, parseHeaders } from "./webhook-headers.ts";
 
 describe("settings logic", () => {
   it("reads webhook headers one `Name: value` a line, skipping blank lines, and names a line without a name", () => {

@@ -2,10 +2,10 @@ import { type FormEvent, lazy, Suspense, useState } from "react";
 import { $api, type Schemas } from "../api.ts";
 import { formatTime } from "../format.ts";
 import { ErrorAlert, FormActions, Grid } from "../forms.tsx";
+import { formatHeaders, parseHeaders } from "../headers.ts";
 import { useWorkspace } from "../layout.tsx";
 import { RowButton, SecretNotice, useRefresh } from "./kit.tsx";
 import { ReadRefused, useSettingsAccess } from "./settings.tsx";
-import { formatHeaders, parseHeaders } from "./webhook-headers.ts";
 
 // The delivery log is opened now and then: its code is fetched when it is, not with the console.
 const WebhookDeliveries = lazy(() => import("./webhook-deliveries.tsx"));

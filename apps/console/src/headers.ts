@@ -1,5 +1,5 @@
 /**
- * A webhook endpoint's custom headers as a person types them: one `Name: value` a line, as in an HTTP request.
+ * Custom HTTP headers (a webhook endpoint's, an api column's) as a person types them: one `Name: value` a line, as in an HTTP request.
  * The API checks names and values; here only the shape of a line is.
  */
 export type HeadersParse = { headers: Record<string, string> } | { error: string };
