@@ -29,6 +29,24 @@ const ROWS = [
   { question: "Say hello", expected: "Hello!" },
 ];
 
+/** A prompt asking `{{question}}` of a provider record (named `providerName`) that calls the fake `provider`. */
+async function promptOn(provider: FakeProvider, providerName: string, title: string) {
+  const record = await world.api("POST", "/providers", {
+    provider: "openai",
+    displayName: providerName,
+    baseUrl: `${provider.url}/v1`,
+    credentials: { apiKey: "sk-fake" },
+  });
+  return world.api("POST", "/prompts", {
+    projectId: world.projectId,
+    title,
+    draft: {
+      config: { provider: "openai", providerId: record.id, model: "gpt-4o-mini" },
+      messages: [{ role: "user", content: [{ modality: "text", value: "{{question}}" }] }],
+    },
+  });
+}
+
 beforeAll(async () => {
   fake = await startFakeProvider({ latencyMs: 150 });
   const secrets = createSecretBox(randomBytes(32));
@@ -46,21 +64,7 @@ beforeAll(async () => {
   });
   worker.start();
 
-  const provider = await world.api("POST", "/providers", {
-    provider: "openai",
-    displayName: "Fake OpenAI",
-    baseUrl: `${fake.url}/v1`,
-    credentials: { apiKey: "sk-fake" },
-  });
-  const prompt = await world.api("POST", "/prompts", {
-    projectId: world.projectId,
-    title: "Answer questions",
-    draft: {
-      config: { provider: "openai", providerId: provider.id, model: "gpt-4o-mini" },
-      messages: [{ role: "user", content: [{ modality: "text", value: "{{question}}" }] }],
-    },
-  });
-  promptId = prompt.id;
+  promptId = (await promptOn(fake, "Fake OpenAI", "Answer questions")).id;
   evaluationsUrl = `${world.baseUrl}/evaluations/${promptId}?project=${world.projectId}`;
   const dataset = await world.api("POST", "/datasets", {
     projectId: world.projectId,
@@ -237,20 +241,7 @@ describe("evaluations in Chromium", () => {
     // A run of its own prompt, dataset and provider: a fake that answers at once, so 230 rows take moments.
     const quick = await startFakeProvider();
     try {
-      const provider = await world.api("POST", "/providers", {
-        provider: "openai",
-        displayName: "Quick fake",
-        baseUrl: `${quick.url}/v1`,
-        credentials: { apiKey: "sk-fake" },
-      });
-      const prompt = await world.api("POST", "/prompts", {
-        projectId: world.projectId,
-        title: "Bulk answers",
-        draft: {
-          config: { provider: "openai", providerId: provider.id, model: "gpt-4o-mini" },
-          messages: [{ role: "user", content: [{ modality: "text", value: "{{question}}" }] }],
-        },
-      });
+      const prompt = await promptOn(quick, "Quick fake", "Bulk answers");
       const dataset = await world.api("POST", "/datasets", {
         projectId: world.projectId,
         title: "Many questions",
