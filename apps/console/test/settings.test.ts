@@ -158,9 +158,15 @@ describe("settings in Chromium", () => {
     expect(await row.innerText()).toContain("stored (write-only)");
     const { providers } = await world.api("GET", "/providers");
     expect(JSON.stringify(providers)).not.toMatch(/sk-/);
+    const confirmations: string[] = [];
+    page.on("dialog", (dialog) => {
+      confirmations.push(dialog.message());
+      void dialog.accept();
+    });
     await page.getByRole("button", { name: "Delete OpenAI team" }).click();
     await row.waitFor({ state: "detached" });
     expect((await world.api("GET", "/providers")).providers).toEqual([]);
+    expect(confirmations).toEqual(["Delete the provider “OpenAI team”? Prompts and evaluators that use it will fail."]);
     expect(problems).toEqual([]);
     await page.context().close();
   });

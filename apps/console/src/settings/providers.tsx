@@ -36,6 +36,10 @@ export function Providers() {
                   action="Delete"
                   name={provider.displayName}
                   onClick={() =>
+                    // Prompts and evaluators that name the record keep it, and their calls fail from then on.
+                    window.confirm(
+                      `Delete the provider “${provider.displayName}”? Prompts and evaluators that use it will fail.`,
+                    ) &&
                     remove.mutate(
                       { params: { path: { providerId: provider.id } } },
                       {
