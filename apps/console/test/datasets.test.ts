@@ -256,6 +256,80 @@ describe("datasets in Chromium", () => {
     await page.context().close();
   });
 
+  it("renames a dataset, sets an api column's headers (secret ones never shown), and adds rows from spans found by a search", async () => {
+    const { page, problems } = await world.newPage();
+    const dataset = await api("POST", "/datasets", {
+      projectId: world.projectId,
+      title: "Order questions",
+      columns: [
+        { name: "question", type: "static" },
+        { name: "answer", type: "static" },
+        { name: "tier", type: "api", settings: { method: "GET", url: "https://crm.example.com/tier/{{customer}}" } },
+      ],
+    });
+    await signIn(world, page, world.keys.full);
+    await page.goto(`${world.baseUrl}/datasets/${dataset.id}?project=${world.projectId}`);
+    await page.getByRole("heading", { name: "Order questions" }).waitFor();
+
+    await page.getByRole("button", { name: "Rename dataset" }).click();
+    const details = page.getByRole("form", { name: "Dataset details" });
+    await details.getByLabel("Dataset title").fill("Order questions (v2)");
+    await details.getByLabel("Description").fill("Picked from the logs");
+    await details.getByRole("button", { name: "Save details" }).click();
+    await page.getByRole("heading", { name: "Order questions (v2)" }).waitFor();
+    await expect.poll(() => page.getByText("Picked from the logs").count()).toBe(1);
+    expect(await api("GET", `/datasets/${dataset.id}`)).toMatchObject({
+      title: "Order questions (v2)",
+      description: "Picked from the logs",
+    });
+
+    await page.getByRole("button", { name: "Edit headers of column tier" }).click();
+    const headers = page.getByRole("form", { name: "Headers of column tier" });
+    await headers.getByLabel("Headers (one").fill("Accept application/json");
+    await expect.poll(() => headers.getByRole("alert").textContent()).toBe("Line 1 is not “Name: value”.");
+    await headers.getByLabel("Headers (one").fill("Accept: application/json\nX-Customer: {{customer}}");
+    await headers.getByLabel("Secret headers").fill("Authorization: Bearer crm-s3cret");
+    await expectAccessible(page, "dataset, api column headers");
+    await headers.getByRole("button", { name: "Save headers" }).click();
+    await headers.waitFor({ state: "detached" });
+    await expect
+      .poll(() => page.getByRole("list").filter({ hasText: "tier" }).innerText())
+      .toContain("GET https://crm.example.com/tier/{{customer}} · headers: Accept, X-Customer, Authorization");
+    const tier = (await api("GET", `/datasets/${dataset.id}`)).columns.find(
+      (column: { name: string }) => column.name === "tier",
+    );
+    expect(tier.settings).toMatchObject({
+      headers: { Accept: "application/json", "X-Customer": "{{customer}}" },
+      secretHeaderNames: ["Authorization"],
+    });
+    await page.getByRole("button", { name: "Edit headers of column tier" }).click();
+    expect(await page.content()).not.toContain("crm-s3cret");
+    await headers.getByRole("button", { name: "Cancel" }).click();
+
+    const fromSpans = page.getByRole("form", { name: "Add rows from spans" });
+    await fromSpans.getByLabel("Span or trace name contains").fill("order");
+    await fromSpans.getByLabel("Span output to column").selectOption("answer");
+    await fromSpans.getByRole("button", { name: "Add matching spans" }).click();
+    await expect
+      .poll(() => fromSpans.getByRole("alert").textContent())
+      .toBe("Nothing was added: the dataset has no column “customer”.");
+    expect((await api("GET", `/datasets/${dataset.id}`)).rowCount).toBe(0);
+    await page.getByLabel("Column name").fill("customer");
+    await page.getByRole("button", { name: "Add column" }).click();
+    await page.getByLabel("Name of column customer").waitFor();
+    await fromSpans.getByRole("button", { name: "Add matching spans" }).click();
+    await expect.poll(() => fromSpans.getByRole("status").textContent()).toBe("Added 1 row.");
+    await expect
+      .poll(() => tableCells(page).then((rows) => rows.map((row) => [row[1], row[2], row[4]])))
+      .toEqual([["Where is order 8812?", "It ships tomorrow.", "ACME"]]);
+    await fromSpans.getByLabel("Span or trace name contains").fill("no such span");
+    await fromSpans.getByRole("button", { name: "Add matching spans" }).click();
+    await expect.poll(() => fromSpans.getByRole("status").textContent()).toBe("No span matched: nothing was added.");
+    await expectAccessible(page, "dataset, rows from spans");
+    expect(problems).toEqual([]);
+    await page.context().close();
+  });
+
   it("offers a read-only key no edit controls", async () => {
     const { page, problems } = await world.newPage();
     await signIn(world, page, world.keys.readOnly);

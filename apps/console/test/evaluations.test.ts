@@ -29,6 +29,24 @@ const ROWS = [
   { question: "Say hello", expected: "Hello!" },
 ];
 
+/** A prompt asking `{{question}}` of a provider record (named `providerName`) that calls the fake `provider`. */
+async function promptOn(provider: FakeProvider, providerName: string, title: string) {
+  const record = await world.api("POST", "/providers", {
+    provider: "openai",
+    displayName: providerName,
+    baseUrl: `${provider.url}/v1`,
+    credentials: { apiKey: "sk-fake" },
+  });
+  return world.api("POST", "/prompts", {
+    projectId: world.projectId,
+    title,
+    draft: {
+      config: { provider: "openai", providerId: record.id, model: "gpt-4o-mini" },
+      messages: [{ role: "user", content: [{ modality: "text", value: "{{question}}" }] }],
+    },
+  });
+}
+
 beforeAll(async () => {
   fake = await startFakeProvider({ latencyMs: 150 });
   const secrets = createSecretBox(randomBytes(32));
@@ -46,21 +64,7 @@ beforeAll(async () => {
   });
   worker.start();
 
-  const provider = await world.api("POST", "/providers", {
-    provider: "openai",
-    displayName: "Fake OpenAI",
-    baseUrl: `${fake.url}/v1`,
-    credentials: { apiKey: "sk-fake" },
-  });
-  const prompt = await world.api("POST", "/prompts", {
-    projectId: world.projectId,
-    title: "Answer questions",
-    draft: {
-      config: { provider: "openai", providerId: provider.id, model: "gpt-4o-mini" },
-      messages: [{ role: "user", content: [{ modality: "text", value: "{{question}}" }] }],
-    },
-  });
-  promptId = prompt.id;
+  promptId = (await promptOn(fake, "Fake OpenAI", "Answer questions")).id;
   evaluationsUrl = `${world.baseUrl}/evaluations/${promptId}?project=${world.projectId}`;
   const dataset = await world.api("POST", "/datasets", {
     projectId: world.projectId,
@@ -231,6 +235,59 @@ describe("evaluations in Chromium", () => {
     fake.configure({ latencyMs: 150 });
     expect(problems).toEqual([]);
     await page.context().close();
+  });
+
+  it("reads results beyond the first page of 200 with “Load more results”", async () => {
+    // A run of its own prompt, dataset and provider: a fake that answers at once, so 230 rows take moments.
+    const quick = await startFakeProvider();
+    try {
+      const prompt = await promptOn(quick, "Quick fake", "Bulk answers");
+      const dataset = await world.api("POST", "/datasets", {
+        projectId: world.projectId,
+        title: "Many questions",
+        columns: [{ name: "question", type: "static" }],
+      });
+      const rows = Array.from({ length: 230 }, (_, index) => ({ values: { question: `Question ${index + 1}` } }));
+      // The API takes 100 rows a request.
+      for (let start = 0; start < rows.length; start += 100) {
+        await world.api("POST", `/datasets/${dataset.id}/rows`, { rows: rows.slice(start, start + 100) });
+      }
+      const evaluator = await world.api("POST", `/prompts/${prompt.id}/evaluators`, {
+        projectId: world.projectId,
+        title: "Echoes",
+        datasetId: dataset.id,
+        config: { type: "text-matcher", operator: "starts-with", value: "Echo:" },
+      });
+      const { runId } = await world.api("POST", `/prompts/${prompt.id}/evaluations`, {
+        evaluatorId: evaluator.id,
+        datasetId: dataset.id,
+      });
+      await expect
+        .poll(async () => (await world.api("GET", `/prompts/${prompt.id}/evaluations/${runId}`)).status, {
+          timeout: 60_000,
+        })
+        .toBe("completed");
+
+      const { page, problems } = await world.newPage();
+      await signIn(world, page, world.keys.full);
+      await page.goto(`${world.baseUrl}/evaluations/${prompt.id}?project=${world.projectId}&run=${runId}`);
+      const results = page.getByRole("table", { name: "Results" });
+      await expect.poll(() => results.getByRole("row").count()).toBe(201);
+      expect(await page.getByText("200 results shown.").count()).toBe(1);
+      expect(await results.getByRole("row").last().innerText()).toContain("Question 200");
+      await expectAccessible(page, "evaluation results, first page");
+      await page.getByRole("button", { name: "Load more results" }).click();
+      await expect.poll(() => results.getByRole("row").count()).toBe(231);
+      expect(await results.getByRole("row").nth(201).innerText()).toMatch(
+        /pass[\s\S]*Question 201[\s\S]*Echo: Question 201/,
+      );
+      expect(await results.getByRole("row").last().innerText()).toContain("Question 230");
+      expect(await page.getByRole("button", { name: "Load more results" }).count()).toBe(0);
+      expect(problems).toEqual([]);
+      await page.context().close();
+    } finally {
+      await quick.close();
+    }
   });
 
   it("offers a read-only key the results and the comparison but no run or edit controls", async () => {

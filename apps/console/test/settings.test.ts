@@ -2,17 +2,30 @@
  * Settings as a person uses them, in Chromium against a real server (harness.ts): project retention and masking,
  * API keys, environments, providers, webhooks and score configs, and what a read-only key is offered.
  */
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type ConsoleWorld, expectAccessible, shot, signIn, startConsoleWorld } from "./harness.ts";
 
 let world: ConsoleWorld;
+/** A webhook receiver on loopback that answers 200 and keeps the headers of what it received. */
+let receiver: Server;
+const received: IncomingHttpHeaders[] = [];
 
 beforeAll(async () => {
-  world = await startConsoleWorld();
+  // Test events go to the receiver on loopback, which the server refuses unless told otherwise.
+  world = await startConsoleWorld({ appOptions: { webhooks: { allowPrivateAddresses: true } } });
+  receiver = createServer((request, response) => {
+    received.push(request.headers);
+    request.resume();
+    request.on("end", () => response.writeHead(200).end("ok"));
+  });
+  await new Promise<void>((ready) => receiver.listen(0, "127.0.0.1", ready));
 });
 
 afterAll(async () => {
+  await new Promise((done) => receiver?.close(done));
   await world?.close();
 });
 
@@ -20,6 +33,8 @@ async function openSettings(page: Page, key: string, section?: string) {
   await signIn(world, page, key);
   await page.getByRole("link", { name: "Settings" }).click();
   await page.getByRole("heading", { name: "Settings", level: 1 }).waitFor();
+  // The first test adds a project, which may then be listed first: these tests work in the world's.
+  await page.getByRole("combobox", { name: /^Project/ }).selectOption(world.projectId);
   if (section)
     await page.getByRole("navigation", { name: "Settings sections" }).getByRole("link", { name: section }).click();
 }
@@ -103,13 +118,26 @@ describe("settings in Chromium", () => {
     await page.context().close();
   });
 
-  it("adds an environment and a provider whose credential is never shown again, then replaces it", async () => {
+  it("adds and deletes environments (one holding a deployment is refused), and adds, replaces and deletes a provider's credential", async () => {
     const { page, problems } = await world.newPage();
+    const prompt = await world.api("POST", "/prompts", { projectId: world.projectId, title: "Greeter" });
+    const production = await world.api("POST", `/projects/${world.projectId}/deployment-environments`, {
+      name: "production",
+    });
+    await world.api("POST", `/prompts/${prompt.id}/deployments`, { deploymentEnvironmentId: production.id });
     await openSettings(page, world.keys.full, "Environments");
     await page.getByLabel("Environment name").fill("staging");
     await page.getByRole("button", { name: "Add environment" }).click();
-    await page.getByRole("table", { name: "Environments" }).getByRole("cell", { name: "staging" }).waitFor();
+    const environments = page.getByRole("table", { name: "Environments" });
+    await environments.getByRole("cell", { name: "staging", exact: true }).waitFor();
     await expectAccessible(page, "settings, environments");
+    await page.getByRole("button", { name: "Delete staging" }).click();
+    await environments.getByRole("cell", { name: "staging", exact: true }).waitFor({ state: "detached" });
+    await page.getByRole("button", { name: "Delete production" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toMatch(/"production" holds deployments/);
+    expect(await environments.getByRole("cell", { name: "production", exact: true }).count()).toBe(1);
+    const { deploymentEnvironments } = await world.api("GET", `/projects/${world.projectId}/deployment-environments`);
+    expect(deploymentEnvironments.map((environment: { name: string }) => environment.name)).toEqual(["production"]);
 
     await page.getByRole("link", { name: "Providers" }).click();
     const form = page.getByRole("form", { name: "New provider" });
@@ -130,11 +158,20 @@ describe("settings in Chromium", () => {
     expect(await row.innerText()).toContain("stored (write-only)");
     const { providers } = await world.api("GET", "/providers");
     expect(JSON.stringify(providers)).not.toMatch(/sk-/);
+    const confirmations: string[] = [];
+    page.on("dialog", (dialog) => {
+      confirmations.push(dialog.message());
+      void dialog.accept();
+    });
+    await page.getByRole("button", { name: "Delete OpenAI team" }).click();
+    await row.waitFor({ state: "detached" });
+    expect((await world.api("GET", "/providers")).providers).toEqual([]);
+    expect(confirmations).toEqual(["Delete the provider “OpenAI team”? Prompts and evaluators that use it will fail."]);
     expect(problems).toEqual([]);
     await page.context().close();
   });
 
-  it("creates, edits and deletes a webhook, and adds and deletes a score config", async () => {
+  it("creates a webhook, edits its headers, sends a test event and reads its delivery, rotates its secret, deletes it; adds and deletes a score config", async () => {
     const { page, problems } = await world.newPage();
     await openSettings(page, world.keys.full, "Webhooks");
     const create = page.getByRole("form", { name: "New webhook" });
@@ -148,13 +185,49 @@ describe("settings in Chromium", () => {
       .toContain("create-deployment, evaluation-run-finished");
     await expectAccessible(page, "settings, webhooks");
 
+    const firstSecret = await page.getByRole("status").locator("output").textContent();
+    await page.getByRole("button", { name: "Done" }).click();
+
     await page.getByRole("button", { name: "Edit Cache refresh" }).click();
     const edit = page.getByRole("form", { name: "Edit webhook Cache refresh" });
     await edit.getByLabel("Webhook name").fill("Cache refresher");
+    await edit.getByLabel("Endpoint URL").fill(`http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`);
     await edit.getByLabel("evaluation-run-finished").uncheck();
+    const headers = edit.getByLabel("Headers");
+    await headers.fill("X-Receiver-Token cache-7");
+    await expect.poll(() => edit.getByRole("alert").textContent()).toBe("Line 1 is not “Name: value”.");
+    expect(await edit.getByRole("button", { name: "Save webhook" }).isDisabled()).toBe(true);
+    await headers.fill("Host: elsewhere.example.com");
+    await edit.getByRole("button", { name: "Save webhook" }).click();
+    await expect.poll(() => edit.getByRole("alert").textContent()).toMatch(/host/i);
+    await headers.fill("X-Receiver-Token: cache-7");
     await edit.getByRole("button", { name: "Save webhook" }).click();
     const row = table.getByRole("row", { name: /Cache refresher/ });
-    await expect.poll(() => row.innerText()).toMatch(/hooks\.example\.com\/pharos\s+create-deployment\s/);
+    await expect.poll(() => row.innerText()).toMatch(/127\.0\.0\.1:\d+\/hook\s+create-deployment\s+X-Receiver-Token/);
+    const listed = await world.api("GET", `/projects/${world.projectId}/webhooks`);
+    const [stored] = listed.webhooks;
+    expect(stored?.headers, JSON.stringify(listed)).toEqual({ "X-Receiver-Token": "cache-7" });
+
+    await page.getByRole("button", { name: "Deliveries Cache refresher" }).click();
+    const deliveries = page.getByRole("region", { name: "Deliveries of “Cache refresher”" });
+    await deliveries.getByText("No deliveries yet").waitFor();
+    await deliveries.getByRole("button", { name: "Send test event" }).click();
+    const delivery = deliveries.getByRole("table", { name: "Deliveries" }).getByRole("row", { name: /^test/ });
+    await expect.poll(() => delivery.innerText()).toMatch(/^test\s+succeeded\s+1\s+HTTP 200/);
+    expect(received.at(-1)?.["x-receiver-token"]).toBe("cache-7");
+    await expectAccessible(page, "settings, webhook deliveries");
+
+    await page.getByRole("button", { name: "Rotate secret Cache refresher" }).click();
+    const notice = page.getByRole("status").filter({ hasText: "has a new signing secret" });
+    await expect
+      .poll(() => notice.textContent())
+      .toMatch(/Copy it now[\s\S]*previous secret keeps signing beside it until/);
+    const rotated = await notice.getByRole("status", { name: "Signing secret" }).textContent();
+    expect(rotated).toMatch(/^whsec_/);
+    expect(rotated).not.toBe(firstSecret);
+    await page.getByRole("button", { name: "Done" }).click();
+    expect(await page.getByText(rotated as string).count()).toBe(0);
+
     await page.getByRole("button", { name: "Delete Cache refresher" }).click();
     await row.waitFor({ state: "detached" });
     expect((await world.api("GET", `/projects/${world.projectId}/webhooks`)).webhooks).toEqual([]);

@@ -2,6 +2,7 @@
 import { type PharosClient, paginate, unwrap } from "@pharos/client";
 import { beforeAll, describe, expect, it } from "vitest";
 import { itAnswersTheErrorMatrix, itProvokedEveryDocumentedStatus, type Send } from "./cases.ts";
+import { deploy, newEnvironment, newProject, newPrompt } from "./fixtures.ts";
 import { expectError, expectStatus } from "./replies.ts";
 import { useTarget } from "./target.ts";
 
@@ -269,6 +270,53 @@ describe("createDeploymentEnvironment", () => {
   itAnswersTheErrorMatrix(use, { access: "write", send, unknown: "project", body: true });
 });
 
+describe("deleteDeploymentEnvironment", () => {
+  let victim: string;
+  beforeAll(async () => {
+    victim = (await newEnvironment(use().client, projectId, `Victim ${run}`)).id;
+  });
+  const send: Send = (client, extra, id = victim, parent = projectId) =>
+    client.DELETE("/projects/{projectId}/deployment-environments/{environmentId}", {
+      params: { path: { projectId: parent, environmentId: id } },
+      ...extra,
+    });
+  const environmentIds = async (client: PharosClient) =>
+    unwrap(
+      await client.GET("/projects/{projectId}/deployment-environments", {
+        params: { path: { projectId }, query: { limit: 200 } },
+      }),
+    ).deploymentEnvironments.map((environment) => environment.id);
+
+  it("204: deletes an environment that holds no deployment; it is gone afterwards", async () => {
+    const { client } = use();
+    const doomed = await newEnvironment(client, projectId, `Doomed ${run}`);
+    expectStatus(await send(client, {}, doomed.id), 204);
+    expect(await environmentIds(client)).not.toContain(doomed.id);
+    expectError(await send(client, {}, doomed.id), 404, "RESOURCE_NOT_FOUND");
+  });
+
+  it("409 CONFLICT for an environment that holds a deployment; it and the deployment stay", async () => {
+    const { client } = use();
+    const held = await newEnvironment(client, projectId, `Held ${run}`);
+    const prompt = await newPrompt(client, projectId, { title: `Deployed ${run}` });
+    const deployment = await deploy(client, prompt.id, held.id);
+    expectError(await send(client, {}, held.id), 409, "CONFLICT");
+    expect(await environmentIds(client)).toContain(held.id);
+    const kept = await client.GET("/deployments", {
+      params: { query: { promptId: prompt.id, deploymentId: deployment.id } },
+    });
+    expectStatus(kept, 200);
+  });
+
+  itAnswersTheErrorMatrix(use, {
+    access: "write",
+    send,
+    unknown: "env",
+    elsewhere: { parent: "project", create: async (client) => (await newProject(client, `Other ${run}`)).id },
+    unchanged: environmentIds,
+  });
+});
+
 itProvokedEveryDocumentedStatus(use, [
   "listProjects",
   "createProject",
@@ -276,4 +324,5 @@ itProvokedEveryDocumentedStatus(use, [
   "updateProject",
   "listDeploymentEnvironments",
   "createDeploymentEnvironment",
+  "deleteDeploymentEnvironment",
 ]);

@@ -73,6 +73,8 @@ const NAME_OF_PREFIX: Record<string, string> = {
 const FRESH_NAMES: Record<string, string[]> = {
   deletePrompt: ["promptId"],
   updatePrompt: ["promptId"],
+  // The world's environment holds its deployment (a delete is 409): a fresh empty one reaches the 204.
+  deleteDeploymentEnvironment: ["deploymentEnvironmentId"],
   deleteEvaluator: ["evaluatorId"],
   updateEvaluator: ["evaluatorId"],
   deleteDataset: ["datasetId"],
@@ -226,6 +228,15 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
   const fresh: Record<string, () => Promise<Ids>> = {
     deletePrompt: async () => ({ promptId: await newPrompt() }),
     updatePrompt: async () => ({ promptId: await newPrompt() }),
+    deleteDeploymentEnvironment: async () => ({
+      deploymentEnvironmentId: (
+        await call(
+          "POST",
+          `/projects/${ids.projectId}/deployment-environments`,
+          fromExample("createDeploymentEnvironment", ids, { name: unique("Doomed") }),
+        )
+      ).id as string,
+    }),
     deleteEvaluator: async () => ({ evaluatorId: await newEvaluator() }),
     updateEvaluator: async () => ({ evaluatorId: await newEvaluator() }),
     deleteDataset: async () => ({ datasetId: (await newDataset()).id }),

@@ -1,6 +1,8 @@
 import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { $api, errorMessage, type Schemas } from "../api.ts";
+import { $api, type Schemas } from "../api.ts";
+import { ErrorAlert, FormActions } from "../forms.tsx";
+import { ApiColumnHeaders } from "./api-column-headers.tsx";
 import { refreshDataset } from "./dataset-editor.tsx";
 
 type Column = Schemas["DatasetColumn"];
@@ -9,7 +11,10 @@ type ColumnType = Column["type"];
 /** What a computed column computes, in a few words. */
 function columnSource(column: Column, promptTitles: Map<string, string>): string {
   if (column.type === "prompt") return `“${promptTitles.get(column.settings.promptId) ?? column.settings.promptId}”`;
-  if (column.type === "api") return `${column.settings.method} ${column.settings.url}`;
+  if (column.type === "api") {
+    const names = [...Object.keys(column.settings.headers), ...(column.settings.secretHeaderNames ?? [])];
+    return `${column.settings.method} ${column.settings.url}${names.length > 0 ? ` · headers: ${names.join(", ")}` : ""}`;
+  }
   return "";
 }
 
@@ -31,7 +36,8 @@ export function ColumnsPanel({
   const rename = $api.useMutation("patch", "/datasets/{datasetId}/columns/{columnId}");
   const remove = $api.useMutation("delete", "/datasets/{datasetId}/columns/{columnId}");
   const [names, setNames] = useState<Record<string, string>>({});
-  const [failure, setFailure] = useState<string | null>(null);
+  const [failure, setFailure] = useState<unknown>(null);
+  const [headersOf, setHeadersOf] = useState<string | null>(null);
 
   async function run(change: () => Promise<unknown>) {
     setFailure(null);
@@ -39,7 +45,7 @@ export function ColumnsPanel({
       await change();
       await refreshDataset(queryClient);
     } catch (error) {
-      setFailure(errorMessage(error));
+      setFailure(error);
     }
   }
 
@@ -59,11 +65,7 @@ export function ColumnsPanel({
   return (
     <section aria-labelledby="columns-title" className="columns-panel">
       <h2 id="columns-title">Columns</h2>
-      {failure && (
-        <p role="alert" className="error">
-          {failure}
-        </p>
-      )}
+      <ErrorAlert error={failure} />
       {columns.length === 0 && <p className="hint">No columns yet.</p>}
       <ul className="column-list">
         {columns.map((column) => {
@@ -100,7 +102,31 @@ export function ColumnsPanel({
                   >
                     Delete
                   </button>
+                  {column.type === "api" && (
+                    <>
+                      {" "}
+                      <button
+                        type="button"
+                        aria-expanded={headersOf === column.id}
+                        onClick={() => setHeadersOf(headersOf === column.id ? null : column.id)}
+                        aria-label={`Edit headers of column ${column.name}`}
+                      >
+                        Headers
+                      </button>
+                    </>
+                  )}
                 </>
+              )}
+              {canEdit && column.type === "api" && headersOf === column.id && (
+                <ApiColumnHeaders
+                  key={column.updatedAt}
+                  datasetId={datasetId}
+                  column={column}
+                  onDone={(saved) => {
+                    setHeadersOf(null);
+                    if (saved) void refreshDataset(queryClient);
+                  }}
+                />
               )}
             </li>
           );
@@ -201,14 +227,8 @@ function NewColumn({
           </label>
         </>
       )}
-      <button type="submit" disabled={create.isPending || name.trim() === ""}>
-        Add column
-      </button>
-      {create.error && (
-        <p role="alert" className="error">
-          {errorMessage(create.error)}
-        </p>
-      )}
+      <FormActions submit="Add column" disabled={create.isPending || name.trim() === ""} />
+      <ErrorAlert error={create.error} />
     </form>
   );
 }

@@ -3,12 +3,15 @@ import { Link } from "@tanstack/react-router";
 import { type ColumnDef, flexRender, getCoreRowModel, useReactTable } from "@tanstack/react-table";
 import { type FormEvent, useState } from "react";
 import { $api, errorMessage, type Schemas } from "../api.ts";
+import { ErrorAlert } from "../forms.tsx";
 import { useWorkspace } from "../layout.tsx";
 import { datasetRoute } from "../router.tsx";
 import { anyPending, cellText, changedValues, computedStatusText, isComputed } from "./cells.ts";
 import { ColumnsPanel } from "./columns-panel.tsx";
 import { ComputePanel } from "./compute-panel.tsx";
 import { CsvImport } from "./csv-import.tsx";
+import { DatasetDetails } from "./dataset-details.tsx";
+import { SpansImport } from "./spans-import.tsx";
 
 type Row = Schemas["DatasetRow"];
 type Column = Schemas["DatasetColumn"];
@@ -32,14 +35,9 @@ export function DatasetEditor() {
   const { projectId, canEdit } = useWorkspace();
   const { datasetId } = datasetRoute.useParams();
   const dataset = $api.useQuery("get", "/datasets/{datasetId}", { params: { path: { datasetId } } });
+  const [editingDetails, setEditingDetails] = useState(false);
 
-  if (dataset.error) {
-    return (
-      <p role="alert" className="error">
-        {errorMessage(dataset.error)}
-      </p>
-    );
-  }
+  if (dataset.error) return <ErrorAlert error={dataset.error} />;
   if (!dataset.data) return <p>Loading…</p>;
   const { columns } = dataset.data;
   return (
@@ -53,13 +51,27 @@ export function DatasetEditor() {
       <p className="hint">
         {dataset.data.rowCount} rows · {columns.length} columns
         {dataset.data.description && ` · ${dataset.data.description}`}
+        {canEdit && !editingDetails && (
+          <>
+            {" "}
+            <button type="button" onClick={() => setEditingDetails(true)}>
+              Rename dataset
+            </button>
+          </>
+        )}
       </p>
+      {canEdit && editingDetails && (
+        <DatasetDetails key={dataset.data.updatedAt} dataset={dataset.data} onClose={() => setEditingDetails(false)} />
+      )}
       {canEdit && columns.some(isComputed) && <ComputePanel datasetId={datasetId} columns={columns} />}
       {/* Remounted per dataset so its page position starts at the first page. */}
       <RowsTable key={datasetId} datasetId={datasetId} columns={columns} canEdit={canEdit} />
       {canEdit && columns.length > 0 && <NewRow datasetId={datasetId} columns={columns} />}
       <ColumnsPanel datasetId={datasetId} projectId={projectId as string} columns={columns} canEdit={canEdit} />
       {canEdit && <CsvImport datasetId={datasetId} columns={columns} />}
+      {canEdit && columns.length > 0 && (
+        <SpansImport datasetId={datasetId} projectId={dataset.data.projectId} columns={columns} />
+      )}
     </section>
   );
 }
@@ -223,11 +235,7 @@ function RowsTable({ datasetId, columns, canEdit }: { datasetId: string; columns
           {failure}
         </p>
       )}
-      {rows.error && (
-        <p role="alert" className="error">
-          {errorMessage(rows.error)}
-        </p>
-      )}
+      <ErrorAlert error={rows.error} />
       <div className="dataset-scroll">
         <table className="grid dataset-rows" aria-label="Dataset rows">
           <thead>
@@ -318,11 +326,7 @@ function NewRow({ datasetId, columns }: { datasetId: string; columns: Column[] }
             {notice}
           </span>
         )}
-        {create.error && (
-          <span role="alert" className="error">
-            {errorMessage(create.error)}
-          </span>
-        )}
+        <ErrorAlert error={create.error} />
       </fieldset>
     </form>
   );

@@ -1,7 +1,8 @@
 import { useQueryClient } from "@tanstack/react-query";
-import { type FormEvent, type ReactNode, useId, useState } from "react";
+import { createContext, type FormEvent, type ReactNode, useContext, useId, useState } from "react";
 import { $api, errorMessage, fetchClient, type Schemas } from "../api.ts";
 import { formatTime } from "../format.ts";
+import { ErrorAlert } from "../forms.tsx";
 import { useWorkspace } from "../layout.tsx";
 import { useEvaluationsSearch } from "./evaluations-page.tsx";
 import {
@@ -73,7 +74,10 @@ export function EvaluatorList() {
   );
 }
 
-/** The problems the API (or the browser) found with one field, shown under it. */
+/** What the API (or the browser) found wrong with the form, read by each field for its own. */
+const FormProblems = createContext<FormProblem[]>([]);
+
+/** The problems found with one field, shown under it. */
 function Problems({ path, problems }: { path: string; problems: FormProblem[] }) {
   const mine = problems.filter((problem) => belongsTo(problem.field, path));
   if (mine.length === 0) return null;
@@ -96,14 +100,10 @@ interface ControlProps {
  * A labelled form field with its problems under it (and announced with the control); `path` is the field's
  * place in the request body.
  */
-function Field(props: {
-  label: string;
-  path: string;
-  problems: FormProblem[];
-  children: (control: ControlProps) => ReactNode;
-}) {
+function Field(props: { label: string; path: string; children: (control: ControlProps) => ReactNode }) {
   const id = useId();
-  const invalid = props.problems.some((problem) => belongsTo(problem.field, props.path));
+  const problems = useContext(FormProblems);
+  const invalid = problems.some((problem) => belongsTo(problem.field, props.path));
   return (
     <div className="field">
       <label htmlFor={id}>{props.label}</label>
@@ -111,8 +111,94 @@ function Field(props: {
         id,
         ...(invalid && { "aria-describedby": problemId(props.path), "aria-invalid": true }),
       })}
-      <Problems path={props.path} problems={props.problems} />
+      <Problems path={props.path} problems={problems} />
     </div>
+  );
+}
+
+/** A field's label and its place in the request body (where the problems the API reports name it). */
+interface Placed {
+  label: string;
+  path: string;
+}
+
+/** A Field holding a select of `options`; `none` adds a first, empty choice with that label. */
+function ChoiceField<T extends string>({
+  value,
+  options,
+  none,
+  onChange,
+  ...placed
+}: Placed & {
+  value: string;
+  options: readonly (T | { value: T; label: string })[];
+  none?: string;
+  onChange: (value: T) => void;
+}) {
+  return (
+    <Field {...placed}>
+      {(control) => (
+        <select {...control} value={value} onChange={(event) => onChange(event.target.value as T)}>
+          {none !== undefined && <option value="">{none}</option>}
+          {options.map((option) =>
+            typeof option === "string" ? (
+              <option key={option}>{option}</option>
+            ) : (
+              <option key={option.value} value={option.value}>
+                {option.label}
+              </option>
+            ),
+          )}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+/**
+ * A Field holding text: a textarea of `rows` lines (spell-checking off: rubrics aside, it holds code, JSON or
+ * patterns), or an input (of `input`'s attributes, e.g. a number's bounds) when `rows` is not given.
+ */
+function TextField({
+  value,
+  onChange,
+  rows,
+  placeholder,
+  className,
+  input,
+  ...placed
+}: Placed & {
+  value: string;
+  onChange: (value: string) => void;
+  rows?: number;
+  placeholder?: string;
+  className?: string;
+  input?: { type?: "number"; min?: number; max?: number; step?: number; maxLength?: number };
+}) {
+  return (
+    <Field {...placed}>
+      {(control) =>
+        rows === undefined ? (
+          <input
+            {...control}
+            {...input}
+            value={value}
+            placeholder={placeholder}
+            onChange={(event) => onChange(event.target.value)}
+          />
+        ) : (
+          <textarea
+            {...control}
+            rows={rows}
+            spellCheck={false}
+            className={className}
+            placeholder={placeholder}
+            value={value}
+            onChange={(event) => onChange(event.target.value)}
+          />
+        )
+      }
+    </Field>
   );
 }
 
@@ -127,6 +213,7 @@ const FIELDS_OF_TYPE: Record<EvaluatorType, string[]> = {
   "response-length": ["config.operator", "config.threshold", "config.unit"],
 };
 const COMMON_FIELDS = ["title", "datasetId", "online.sampleRate", "online.filters", "status"];
+const STATUSES: readonly Schemas["EvaluatorStatus"][] = ["active", "archived"];
 
 interface EditorProps {
   evaluatorId: string;
@@ -145,13 +232,7 @@ export function EvaluatorEditor({ evaluatorId, notice, onSaved }: EditorProps) {
     { params: { path: { promptId, evaluatorId } } },
     { enabled: !isNew },
   );
-  if (evaluator.error) {
-    return (
-      <p role="alert" className="error">
-        {errorMessage(evaluator.error)}
-      </p>
-    );
-  }
+  if (evaluator.error) return <ErrorAlert error={evaluator.error} />;
   if (!isNew && !evaluator.data) return <p>Loading…</p>;
   return <EvaluatorForm saved={evaluator.data} notice={notice} onSaved={onSaved} />;
 }
@@ -244,83 +325,51 @@ function EvaluatorForm({
         )}
       </div>
       <form onSubmit={submit} aria-label={heading} noValidate>
-        <fieldset disabled={!canEdit} className="form-grid">
-          <legend className="sr-only">Evaluator</legend>
-          <Field label="Title" path="title" problems={problems}>
-            {(control) => (
-              <input {...control} value={title} onChange={(event) => setTitle(event.target.value)} maxLength={200} />
+        <FormProblems.Provider value={problems}>
+          <fieldset disabled={!canEdit} className="form-grid">
+            <legend className="sr-only">Evaluator</legend>
+            <TextField label="Title" path="title" value={title} onChange={setTitle} input={{ maxLength: 200 }} />
+            <ChoiceField
+              label="Dataset"
+              path="datasetId"
+              value={chosenDataset}
+              options={datasetList.map((dataset) => ({ value: dataset.id, label: dataset.title }))}
+              onChange={setDatasetId}
+            />
+            {saved && (
+              <ChoiceField label="Status" path="status" value={status} options={STATUSES} onChange={setStatus} />
             )}
-          </Field>
-          <Field label="Dataset" path="datasetId" problems={problems}>
-            {(control) => (
-              <select {...control} value={chosenDataset} onChange={(event) => setDatasetId(event.target.value)}>
-                {datasetList.map((dataset) => (
-                  <option key={dataset.id} value={dataset.id}>
-                    {dataset.title}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          {saved && (
-            <Field label="Status" path="status" problems={problems}>
-              {(control) => (
-                <select
-                  {...control}
-                  value={status}
-                  onChange={(event) => setStatus(event.target.value as typeof status)}
-                >
-                  <option value="active">active</option>
-                  <option value="archived">archived</option>
-                </select>
-              )}
-            </Field>
-          )}
-          <Field label="Type" path="config.type" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.type}
-                onChange={(event) => set({ type: event.target.value as EvaluatorType })}
-              >
-                {EVALUATOR_TYPES.map((option) => (
-                  <option key={option.type} value={option.type}>
-                    {option.label} ({option.group})
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <ConfigFields config={config} set={set} problems={problems} providers={providers.data?.providers ?? []} />
-          <fieldset className="form-grid">
-            <legend>Online evaluation (live spans)</legend>
-            <Field label="Sample rate (0–1)" path="online.sampleRate" problems={problems}>
-              {(control) => (
-                <input
-                  {...control}
-                  type="number"
-                  min={0}
-                  max={1}
-                  step={0.05}
-                  value={online.sampleRate}
-                  onChange={(event) => setOnline({ ...online, sampleRate: event.target.value })}
-                />
-              )}
-            </Field>
-            <Field label="Filters (JSON conditions of the span search)" path="online.filters" problems={problems}>
-              {(control) => (
-                <textarea
-                  {...control}
-                  rows={3}
-                  spellCheck={false}
-                  placeholder='[{"column": "tags", "operator": "contains", "value": "production"}]'
-                  value={online.filters}
-                  onChange={(event) => setOnline({ ...online, filters: event.target.value })}
-                />
-              )}
-            </Field>
+            <ChoiceField
+              label="Type"
+              path="config.type"
+              value={config.type}
+              options={EVALUATOR_TYPES.map((option) => ({
+                value: option.type,
+                label: `${option.label} (${option.group})`,
+              }))}
+              onChange={(type: EvaluatorType) => set({ type })}
+            />
+            <ConfigFields config={config} set={set} providers={providers.data?.providers ?? []} />
+            <fieldset className="form-grid">
+              <legend>Online evaluation (live spans)</legend>
+              <TextField
+                label="Sample rate (0–1)"
+                path="online.sampleRate"
+                value={online.sampleRate}
+                onChange={(sampleRate) => setOnline({ ...online, sampleRate })}
+                input={{ type: "number", min: 0, max: 1, step: 0.05 }}
+              />
+              <TextField
+                label="Filters (JSON conditions of the span search)"
+                path="online.filters"
+                rows={3}
+                placeholder='[{"column": "tags", "operator": "contains", "value": "production"}]'
+                value={online.filters}
+                onChange={(filters) => setOnline({ ...online, filters })}
+              />
+            </fieldset>
           </fieldset>
-        </fieldset>
+        </FormProblems.Provider>
         <div className="actions">
           {canEdit && (
             <button type="submit" disabled={saving}>
@@ -340,128 +389,83 @@ function EvaluatorForm({
 interface ConfigFieldsProps {
   config: ConfigDraft;
   set: (changes: Partial<ConfigDraft>) => void;
-  problems: FormProblem[];
   providers: Schemas["Provider"][];
 }
 
 /** The fields of the chosen type (the others keep what was typed, should the type change back). */
-function ConfigFields({ config, set, problems, providers }: ConfigFieldsProps) {
+function ConfigFields({ config, set, providers }: ConfigFieldsProps) {
   const comparison = (
-    <Field label="Passes when the value is" path="config.operator" problems={problems}>
-      {(control) => (
-        <select
-          {...control}
-          value={config.comparison}
-          onChange={(event) => set({ comparison: event.target.value as ConfigDraft["comparison"] })}
-        >
-          {COMPARISONS.map((operator) => (
-            <option key={operator}>{operator}</option>
-          ))}
-        </select>
-      )}
-    </Field>
+    <ChoiceField
+      label="Passes when the value is"
+      path="config.operator"
+      value={config.comparison}
+      options={COMPARISONS}
+      onChange={(comparison: ConfigDraft["comparison"]) => set({ comparison })}
+    />
   );
   const threshold = (label: string) => (
-    <Field label={label} path="config.threshold" problems={problems}>
-      {(control) => (
-        <input
-          {...control}
-          type="number"
-          min={0}
-          value={config.threshold}
-          onChange={(event) => set({ threshold: event.target.value })}
-        />
-      )}
-    </Field>
+    <TextField
+      label={label}
+      path="config.threshold"
+      value={config.threshold}
+      onChange={(threshold) => set({ threshold })}
+      input={{ type: "number", min: 0 }}
+    />
   );
   switch (config.type) {
     case "llm-as-a-judge":
       return (
         <>
-          <Field label="Rubric" path="config.value" problems={problems}>
-            {(control) => (
-              <textarea
-                {...control}
-                rows={4}
-                value={config.rubric}
-                placeholder="Pass if the answer is polite and matches {{expected}}."
-                onChange={(event) => set({ rubric: event.target.value })}
-              />
-            )}
-          </Field>
-          <Field label="Judge provider record" path="config.judgeModel.providerId" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.judgeProviderId}
-                onChange={(event) => set({ judgeProviderId: event.target.value })}
-              >
-                <option value="">(the prompt's)</option>
-                {providers.map((provider) => (
-                  <option key={provider.id} value={provider.id}>
-                    {provider.displayName}
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Judge provider kind" path="config.judgeModel.provider" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.judgeProvider}
-                onChange={(event) => set({ judgeProvider: event.target.value })}
-              >
-                <option value="">(the prompt's)</option>
-                {PROVIDER_NAMES.map((name) => (
-                  <option key={name}>{name}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field label="Judge model" path="config.judgeModel.model" problems={problems}>
-            {(control) => (
-              <input
-                {...control}
-                value={config.judgeModel}
-                placeholder="the prompt's model"
-                onChange={(event) => set({ judgeModel: event.target.value })}
-              />
-            )}
-          </Field>
+          <TextField
+            label="Rubric"
+            path="config.value"
+            rows={4}
+            value={config.rubric}
+            placeholder="Pass if the answer is polite and matches {{expected}}."
+            onChange={(rubric) => set({ rubric })}
+          />
+          <ChoiceField
+            label="Judge provider record"
+            path="config.judgeModel.providerId"
+            value={config.judgeProviderId}
+            none="(the prompt's)"
+            options={providers.map((provider) => ({ value: provider.id, label: provider.displayName }))}
+            onChange={(judgeProviderId) => set({ judgeProviderId })}
+          />
+          <ChoiceField
+            label="Judge provider kind"
+            path="config.judgeModel.provider"
+            value={config.judgeProvider}
+            none="(the prompt's)"
+            options={PROVIDER_NAMES}
+            onChange={(judgeProvider) => set({ judgeProvider })}
+          />
+          <TextField
+            label="Judge model"
+            path="config.judgeModel.model"
+            value={config.judgeModel}
+            placeholder="the prompt's model"
+            onChange={(judgeModel) => set({ judgeModel })}
+          />
         </>
       );
     case "text-matcher":
       return (
         <>
-          <Field label="Passes when the output" path="config.operator" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.matchOperator}
-                onChange={(event) => set({ matchOperator: event.target.value as ConfigDraft["matchOperator"] })}
-              >
-                {MATCH_OPERATORS.map((operator) => (
-                  <option key={operator}>{operator}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field
+          <ChoiceField
+            label="Passes when the output"
+            path="config.operator"
+            value={config.matchOperator}
+            options={MATCH_OPERATORS}
+            onChange={(matchOperator: ConfigDraft["matchOperator"]) => set({ matchOperator })}
+          />
+          <TextField
             label={takesList(config.matchOperator) ? "Strings (one a line)" : "Text"}
             path="config.value"
-            problems={problems}
-          >
-            {(control) => (
-              <textarea
-                {...control}
-                rows={takesList(config.matchOperator) ? 3 : 1}
-                spellCheck={false}
-                value={config.matchValue}
-                onChange={(event) => set({ matchValue: event.target.value })}
-              />
-            )}
-          </Field>
+            rows={takesList(config.matchOperator) ? 3 : 1}
+            value={config.matchValue}
+            onChange={(matchValue) => set({ matchValue })}
+          />
           <div className="field">
             <label>
               <input
@@ -477,75 +481,52 @@ function ConfigFields({ config, set, problems, providers }: ConfigFieldsProps) {
     case "json":
       return (
         <>
-          <Field label="Mode" path="config.mode" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.jsonMode}
-                onChange={(event) => set({ jsonMode: event.target.value as ConfigDraft["jsonMode"] })}
-              >
-                {JSON_MODES.map((mode) => (
-                  <option key={mode}>{mode}</option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <ChoiceField
+            label="Mode"
+            path="config.mode"
+            value={config.jsonMode}
+            options={JSON_MODES}
+            onChange={(jsonMode: ConfigDraft["jsonMode"]) => set({ jsonMode })}
+          />
           {config.jsonMode === "exact-match" && (
-            <Field label="Expected JSON" path="config.expected" problems={problems}>
-              {(control) => (
-                <textarea
-                  {...control}
-                  rows={4}
-                  spellCheck={false}
-                  value={config.expected}
-                  onChange={(event) => set({ expected: event.target.value })}
-                />
-              )}
-            </Field>
+            <TextField
+              label="Expected JSON"
+              path="config.expected"
+              rows={4}
+              value={config.expected}
+              onChange={(expected) => set({ expected })}
+            />
           )}
           {config.jsonMode === "schema" && (
-            <Field label="JSON Schema" path="config.schema" problems={problems}>
-              {(control) => (
-                <textarea
-                  {...control}
-                  rows={6}
-                  spellCheck={false}
-                  value={config.schema}
-                  onChange={(event) => set({ schema: event.target.value })}
-                />
-              )}
-            </Field>
+            <TextField
+              label="JSON Schema"
+              path="config.schema"
+              rows={6}
+              value={config.schema}
+              onChange={(schema) => set({ schema })}
+            />
           )}
         </>
       );
     case "javascript":
       return (
         <>
-          <Field label="Code (body of a function of data)" path="config.code" problems={problems}>
-            {(control) => (
-              <textarea
-                {...control}
-                rows={8}
-                spellCheck={false}
-                className="code"
-                placeholder="return { grade: 'pass', score: 1, reason: 'ok' };"
-                value={config.code}
-                onChange={(event) => set({ code: event.target.value })}
-              />
-            )}
-          </Field>
-          <Field label="Timeout (ms)" path="config.timeoutMs" problems={problems}>
-            {(control) => (
-              <input
-                {...control}
-                type="number"
-                min={100}
-                max={30000}
-                value={config.timeoutMs}
-                onChange={(event) => set({ timeoutMs: event.target.value })}
-              />
-            )}
-          </Field>
+          <TextField
+            label="Code (body of a function of data)"
+            path="config.code"
+            rows={8}
+            className="code"
+            placeholder="return { grade: 'pass', score: 1, reason: 'ok' };"
+            value={config.code}
+            onChange={(code) => set({ code })}
+          />
+          <TextField
+            label="Timeout (ms)"
+            path="config.timeoutMs"
+            value={config.timeoutMs}
+            onChange={(timeoutMs) => set({ timeoutMs })}
+            input={{ type: "number", min: 100, max: 30000 }}
+          />
         </>
       );
     case "cost":
@@ -556,43 +537,24 @@ function ConfigFields({ config, set, problems, providers }: ConfigFieldsProps) {
         </>
       );
     case "latency":
-      return (
-        <>
-          {comparison}
-          {threshold("Threshold")}
-          <Field label="Unit" path="config.unit" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.latencyUnit}
-                onChange={(event) => set({ latencyUnit: event.target.value as ConfigDraft["latencyUnit"] })}
-              >
-                {LATENCY_UNITS.map((unit) => (
-                  <option key={unit}>{unit}</option>
-                ))}
-              </select>
-            )}
-          </Field>
-        </>
-      );
     case "response-length":
       return (
         <>
           {comparison}
           {threshold("Threshold")}
-          <Field label="Unit" path="config.unit" problems={problems}>
-            {(control) => (
-              <select
-                {...control}
-                value={config.lengthUnit}
-                onChange={(event) => set({ lengthUnit: event.target.value as ConfigDraft["lengthUnit"] })}
-              >
-                {LENGTH_UNITS.map((unit) => (
-                  <option key={unit}>{unit}</option>
-                ))}
-              </select>
-            )}
-          </Field>
+          <ChoiceField
+            label="Unit"
+            path="config.unit"
+            value={config.type === "latency" ? config.latencyUnit : config.lengthUnit}
+            options={config.type === "latency" ? LATENCY_UNITS : LENGTH_UNITS}
+            onChange={(unit) =>
+              set(
+                config.type === "latency"
+                  ? { latencyUnit: unit as ConfigDraft["latencyUnit"] }
+                  : { lengthUnit: unit as ConfigDraft["lengthUnit"] },
+              )
+            }
+          />
         </>
       );
   }

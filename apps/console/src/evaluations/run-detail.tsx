@@ -1,13 +1,14 @@
-import { useQueryClient } from "@tanstack/react-query";
+import { useInfiniteQuery, useQueryClient } from "@tanstack/react-query";
 import { useEffect, useState } from "react";
 import { $api, errorMessage, fetchClient, type Schemas } from "../api.ts";
 import { formatCost, formatLatency, formatTime, formatTokens } from "../format.ts";
+import { ErrorAlert } from "../forms.tsx";
 import { useWorkspace } from "../layout.tsx";
 import { useEvaluationsSearch } from "./evaluations-page.tsx";
 import { RunProgress, useEvaluatorTitles, useRuns } from "./runs.tsx";
 import { GRADES, type Grade, isCancellable, isFinished, runLabel } from "./view.ts";
 
-/** Results shown at once; the API's largest page. */
+/** Results read at once (the API's largest page); "Load more results" reads the next page by its cursor. */
 const RESULTS_PAGE = 200;
 
 /** The names of a dataset's columns by id (rows carry their values by column id). */
@@ -51,22 +52,29 @@ export function RunDetail({ runId }: { runId: string }) {
     { refetchInterval: (query) => (isFinished(query.state.data?.status) ? false : 1000) },
   );
   const finished = isFinished(run.data?.status);
-  const results = $api.useQuery(
-    "get",
-    "/prompts/{promptId}/evaluations/{evaluationId}/results",
-    {
-      params: {
-        path: { promptId, evaluationId: runId },
-        query: {
-          expand: "row",
-          sort: "createdAt:asc",
-          limit: RESULTS_PAGE,
-          ...(search.grade && { grade: search.grade }),
-        },
-      },
+  const resultsPath = "/prompts/{promptId}/evaluations/{evaluationId}/results";
+  const resultsQuery = {
+    expand: "row",
+    sort: "createdAt:asc",
+    limit: RESULTS_PAGE,
+    ...(search.grade && { grade: search.grade }),
+  } as const;
+  const results = useInfiniteQuery({
+    // Under the path's key, so what refreshes the results' queries refreshes these pages too.
+    queryKey: ["get", resultsPath, { promptId, runId, ...resultsQuery }],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam, signal }) => {
+      const reply = await fetchClient.GET(resultsPath, {
+        params: { path: { promptId, evaluationId: runId }, query: { ...resultsQuery, cursor: pageParam } },
+        signal,
+      });
+      if (!reply.data) throw reply.error;
+      return reply.data;
     },
-    { refetchInterval: finished ? false : 1000 },
-  );
+    getNextPageParam: (page) => page.pagination.nextCursor ?? undefined,
+    // While the run runs, every page read so far is read again: the last one grows and may gain a next page.
+    refetchInterval: finished ? false : 1000,
+  });
   const nameOf = useColumnNames(run.data?.datasetId);
   // The last poll may have come before the last results: read them once more when the run has finished.
   const refetchResults = results.refetch;
@@ -84,20 +92,14 @@ export function RunDetail({ runId }: { runId: string }) {
     await queryClient.invalidateQueries({ queryKey: ["get", "/prompts/{promptId}/evaluations"] });
   }
 
-  if (run.error) {
-    return (
-      <p role="alert" className="error">
-        {errorMessage(run.error)}
-      </p>
-    );
-  }
+  if (run.error) return <ErrorAlert error={run.error} />;
   if (!run.data) return <p>Loading…</p>;
   const current = run.data;
   // A baseline is another run over the same dataset.
   const baselines = (runs.data?.evaluations ?? []).filter(
     (other) => other.runId !== runId && other.datasetId === current.datasetId,
   );
-  const list = results.data?.results ?? [];
+  const list = results.data?.pages.flatMap((page) => page.results) ?? [];
 
   return (
     <section aria-labelledby="run-title" className="run-detail">
@@ -191,7 +193,14 @@ export function RunDetail({ runId }: { runId: string }) {
         </tbody>
       </table>
       {results.isSuccess && list.length === 0 && <p>No results{search.grade ? ` graded ${search.grade}` : ""} yet.</p>}
-      {results.data?.pagination.hasMore && <p className="hint">The first {RESULTS_PAGE} results are shown.</p>}
+      {results.hasNextPage && (
+        <p className="pager">
+          <span>{list.length} results shown.</span>
+          <button type="button" disabled={results.isFetchingNextPage} onClick={() => void results.fetchNextPage()}>
+            {results.isFetchingNextPage ? "Loading more results…" : "Load more results"}
+          </button>
+        </p>
+      )}
     </section>
   );
 }

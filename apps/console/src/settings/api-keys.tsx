@@ -1,7 +1,8 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { $api, errorMessage, type Schemas } from "../api.ts";
+import { $api, type Schemas } from "../api.ts";
 import { formatTime } from "../format.ts";
+import { ErrorAlert, FormActions, Grid } from "../forms.tsx";
+import { RowButton, SecretNotice, useRefresh } from "./kit.tsx";
 import { ReadRefused, useSettingsAccess } from "./settings.tsx";
 
 const ROLES: readonly Schemas["ApiKeyRole"][] = ["full", "read-only", "ingest-only"];
@@ -18,7 +19,6 @@ function keyState(key: Schemas["ApiKey"]): string {
  */
 export function ApiKeys() {
   const { isAdmin } = useSettingsAccess();
-  const queryClient = useQueryClient();
   const keys = $api.useQuery("get", "/api-keys", { params: { query: { limit: 200 } } }, { enabled: isAdmin });
   const projects = $api.useQuery("get", "/projects", { params: { query: { limit: 200 } } });
   const create = $api.useMutation("post", "/api-keys");
@@ -27,7 +27,7 @@ export function ApiKeys() {
   const [role, setRole] = useState<Schemas["ApiKeyRole"]>("read-only");
   const [projectIds, setProjectIds] = useState<string[]>([]);
   const [created, setCreated] = useState<Schemas["ApiKeyWithSecret"] | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["get", "/api-keys"] });
+  const refresh = useRefresh("/api-keys");
   const titleOf = (id: string) => projects.data?.projects.find((project) => project.id === id)?.title ?? id;
 
   if (!isAdmin) {
@@ -62,55 +62,35 @@ export function ApiKeys() {
       <h2>API keys</h2>
       {keys.error && <ReadRefused what="API keys" error={keys.error} />}
       {created && (
-        <div className="notice secret" role="status">
-          <p>The key “{created.name}” was created. Copy it now: it is not shown again.</p>
-          <output aria-label="New API key">{created.key}</output>{" "}
-          <button type="button" onClick={() => setCreated(null)}>
-            Done
-          </button>
-        </div>
+        <SecretNotice
+          message={`The key “${created.name}” was created. Copy it now: it is not shown again.`}
+          label="New API key"
+          secret={created.key}
+          onDone={() => setCreated(null)}
+        />
       )}
-      <table className="grid" aria-label="API keys">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Role</th>
-            <th scope="col">Projects</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">State</th>
-            <th scope="col">Actions</th>
+      <Grid label="API keys" columns={["Name", "Role", "Projects", "Created", "Last used", "State", "Actions"]}>
+        {keys.data?.apiKeys.map((key) => (
+          <tr key={key.id}>
+            <td>{key.name}</td>
+            <td>{key.role}</td>
+            <td>{key.projectIds === null ? "all" : key.projectIds.map(titleOf).join(", ")}</td>
+            <td>{formatTime(key.createdAt)}</td>
+            <td>{key.lastUsedAt === null ? "never" : formatTime(key.lastUsedAt)}</td>
+            <td>{keyState(key)}</td>
+            <td>
+              {key.revokedAt === null && (
+                <RowButton
+                  action="Revoke"
+                  name={key.name}
+                  onClick={() => revoke.mutate({ params: { path: { apiKeyId: key.id } } }, { onSuccess: refresh })}
+                />
+              )}
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {keys.data?.apiKeys.map((key) => (
-            <tr key={key.id}>
-              <td>{key.name}</td>
-              <td>{key.role}</td>
-              <td>{key.projectIds === null ? "all" : key.projectIds.map(titleOf).join(", ")}</td>
-              <td>{formatTime(key.createdAt)}</td>
-              <td>{key.lastUsedAt === null ? "never" : formatTime(key.lastUsedAt)}</td>
-              <td>{keyState(key)}</td>
-              <td>
-                {key.revokedAt === null && (
-                  <button
-                    type="button"
-                    aria-label={`Revoke ${key.name}`}
-                    onClick={() => revoke.mutate({ params: { path: { apiKeyId: key.id } } }, { onSuccess: refresh })}
-                  >
-                    Revoke
-                  </button>
-                )}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {revoke.error && (
-        <p role="alert" className="error">
-          {errorMessage(revoke.error)}
-        </p>
-      )}
+        ))}
+      </Grid>
+      <ErrorAlert error={revoke.error} />
       <form className="stacked" onSubmit={submit} aria-label="New API key">
         <h3>New API key</h3>
         <label>
@@ -141,14 +121,8 @@ export function ApiKeys() {
             </label>
           ))}
         </fieldset>
-        <button type="submit" disabled={create.isPending || name.trim() === ""}>
-          Create key
-        </button>
-        {create.error && (
-          <p role="alert" className="error">
-            {errorMessage(create.error)}
-          </p>
-        )}
+        <FormActions submit="Create key" disabled={create.isPending || name.trim() === ""} />
+        <ErrorAlert error={create.error} />
       </form>
     </>
   );

@@ -1,10 +1,11 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { type FormEvent, useState } from "react";
-import { $api, errorMessage, type Schemas } from "../api.ts";
+import { $api, type Schemas } from "../api.ts";
 import { formatTime } from "../format.ts";
+import { ErrorAlert, Grid, NameForm } from "../forms.tsx";
 import { useWorkspace } from "../layout.tsx";
 import { FieldError } from "./errors.tsx";
+import { useRefresh } from "./kit.tsx";
 import { useSettingsAccess } from "./settings.tsx";
 
 type MaskingRule = Schemas["MaskingRule"];
@@ -14,71 +15,52 @@ const DETECTORS: readonly MaskingRule["detector"][] = ["email", "phone", "credit
 export function Projects() {
   const { projectId } = useWorkspace();
   const { isAdmin } = useSettingsAccess();
-  const queryClient = useQueryClient();
   const projects = $api.useQuery("get", "/projects", { params: { query: { limit: 200 } } });
   const create = $api.useMutation("post", "/projects");
-  const [title, setTitle] = useState("");
+  const refresh = useRefresh("/projects");
   const current = projects.data?.projects.find((project) => project.id === projectId);
-
-  function submit(event: FormEvent) {
-    event.preventDefault();
-    create.mutate(
-      { body: { title: title.trim() } },
-      {
-        onSuccess: () => {
-          setTitle("");
-          void queryClient.invalidateQueries({ queryKey: ["get", "/projects"] });
-        },
-      },
-    );
-  }
 
   return (
     <>
       <h2>Projects</h2>
-      <table className="grid" aria-label="Projects">
-        <thead>
-          <tr>
-            <th scope="col">Title</th>
-            <th scope="col">Retention</th>
-            <th scope="col">Masking rules</th>
-            <th scope="col">Created</th>
+      <Grid label="Projects" columns={["Title", "Retention", "Masking rules", "Created"]}>
+        {projects.data?.projects.map((project) => (
+          <tr key={project.id}>
+            <td>
+              <Link
+                to="/settings"
+                search={{ project: project.id, section: "projects" }}
+                aria-current={project.id === projectId ? "true" : undefined}
+              >
+                {project.title}
+              </Link>
+            </td>
+            <td>{project.retentionDays === null ? "Forever" : `${project.retentionDays} days`}</td>
+            <td>{project.maskingRules.length}</td>
+            <td>{formatTime(project.createdAt)}</td>
           </tr>
-        </thead>
-        <tbody>
-          {projects.data?.projects.map((project) => (
-            <tr key={project.id}>
-              <td>
-                <Link
-                  to="/settings"
-                  search={{ project: project.id, section: "projects" }}
-                  aria-current={project.id === projectId ? "true" : undefined}
-                >
-                  {project.title}
-                </Link>
-              </td>
-              <td>{project.retentionDays === null ? "Forever" : `${project.retentionDays} days`}</td>
-              <td>{project.maskingRules.length}</td>
-              <td>{formatTime(project.createdAt)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Grid>
       {isAdmin && (
-        <form className="inline" onSubmit={submit} aria-label="New project">
-          <label>
-            New project title{" "}
-            <input value={title} onChange={(event) => setTitle(event.target.value)} required maxLength={50} />
-          </label>
-          <button type="submit" disabled={create.isPending || title.trim() === ""}>
-            Create project
-          </button>
-          {create.error && (
-            <p role="alert" className="error">
-              {errorMessage(create.error)}
-            </p>
-          )}
-        </form>
+        <NameForm
+          form="New project"
+          label="New project title"
+          submit="Create project"
+          maxLength={50}
+          pending={create.isPending}
+          error={create.error}
+          onSubmit={(title, clear) =>
+            create.mutate(
+              { body: { title } },
+              {
+                onSuccess: () => {
+                  clear();
+                  void refresh();
+                },
+              },
+            )
+          }
+        />
       )}
       {current && <ProjectSettings project={current} key={current.id} />}
     </>
@@ -88,10 +70,8 @@ export function Projects() {
 /** One project's title, retention and masking rules; each saved on its own so a refusal names one field. */
 function ProjectSettings({ project }: { project: Schemas["Project"] }) {
   const { canEdit } = useSettingsAccess();
-  const queryClient = useQueryClient();
-  const update = $api.useMutation("patch", "/projects/{projectId}", {
-    onSuccess: () => queryClient.invalidateQueries({ queryKey: ["get", "/projects"] }),
-  });
+  const refresh = useRefresh("/projects");
+  const update = $api.useMutation("patch", "/projects/{projectId}", { onSuccess: refresh });
   const [title, setTitle] = useState(project.title);
   const [retention, setRetention] = useState(project.retentionDays === null ? "" : String(project.retentionDays));
   const [rule, setRule] = useState<MaskingRule>({ detector: "email" });
@@ -139,11 +119,7 @@ function ProjectSettings({ project }: { project: Schemas["Project"] }) {
           {saved}
         </p>
       )}
-      {error && !/^(title|retentionDays|maskingRules)/.test(errorField(error)) && (
-        <p role="alert" className="error">
-          {errorMessage(error)}
-        </p>
-      )}
+      {!/^(title|retentionDays|maskingRules)/.test(errorField(error)) && <ErrorAlert error={error} />}
       <form
         className="inline"
         aria-label="Project title"
@@ -245,5 +221,5 @@ function ProjectSettings({ project }: { project: Schemas["Project"] }) {
 
 /** The first field a 400 names, or "" (then the message is shown above the forms). */
 function errorField(error: unknown): string {
-  return (error as { error?: { details?: { field: string }[] } }).error?.details?.[0]?.field ?? "";
+  return (error as { error?: { details?: { field: string }[] } } | null)?.error?.details?.[0]?.field ?? "";
 }

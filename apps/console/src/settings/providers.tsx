@@ -1,6 +1,7 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { $api, errorMessage, type Schemas } from "../api.ts";
+import { $api, type Schemas } from "../api.ts";
+import { ErrorAlert, FormActions, Grid } from "../forms.tsx";
+import { RowButton, useRefresh } from "./kit.tsx";
 import { ReadRefused, useSettingsAccess } from "./settings.tsx";
 
 type Provider = Schemas["Provider"];
@@ -12,47 +13,50 @@ const KINDS: readonly Schemas["ProviderName"][] = ["openai", "anthropic", "opena
  */
 export function Providers() {
   const { isAdmin } = useSettingsAccess();
-  const queryClient = useQueryClient();
   const providers = $api.useQuery("get", "/providers", { params: { query: { limit: 200 } } });
+  const remove = $api.useMutation("delete", "/providers/{providerId}");
   const [editing, setEditing] = useState<Provider | null>(null);
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["get", "/providers"] });
+  const refresh = useRefresh("/providers");
 
   return (
     <>
       <h2>Providers</h2>
       {providers.error && <ReadRefused what="providers" error={providers.error} />}
-      <table className="grid" aria-label="Providers">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Kind</th>
-            <th scope="col">Base URL</th>
-            <th scope="col">Credentials</th>
-            {isAdmin && <th scope="col">Actions</th>}
+      <Grid label="Providers" columns={["Name", "Kind", "Base URL", "Credentials", isAdmin && "Actions"]}>
+        {providers.data?.providers.map((provider) => (
+          <tr key={provider.id}>
+            <td>{provider.displayName}</td>
+            <td>{provider.provider}</td>
+            <td>{provider.baseUrl ?? "vendor default"}</td>
+            <td>{provider.hasCredentials ? "stored (write-only)" : "none"}</td>
+            {isAdmin && (
+              <td>
+                <RowButton action="Edit" name={provider.displayName} onClick={() => setEditing(provider)} />{" "}
+                <RowButton
+                  action="Delete"
+                  name={provider.displayName}
+                  onClick={() =>
+                    // Prompts and evaluators that name the record keep it, and their calls fail from then on.
+                    window.confirm(
+                      `Delete the provider “${provider.displayName}”? Prompts and evaluators that use it will fail.`,
+                    ) &&
+                    remove.mutate(
+                      { params: { path: { providerId: provider.id } } },
+                      {
+                        onSuccess: () => {
+                          if (editing?.id === provider.id) setEditing(null);
+                          void refresh();
+                        },
+                      },
+                    )
+                  }
+                />
+              </td>
+            )}
           </tr>
-        </thead>
-        <tbody>
-          {providers.data?.providers.map((provider) => (
-            <tr key={provider.id}>
-              <td>{provider.displayName}</td>
-              <td>{provider.provider}</td>
-              <td>{provider.baseUrl ?? "vendor default"}</td>
-              <td>{provider.hasCredentials ? "stored (write-only)" : "none"}</td>
-              {isAdmin && (
-                <td>
-                  <button
-                    type="button"
-                    onClick={() => setEditing(provider)}
-                    aria-label={`Edit ${provider.displayName}`}
-                  >
-                    Edit
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </Grid>
+      <ErrorAlert error={remove.error} />
       {isAdmin && editing && (
         <EditProvider
           provider={editing}
@@ -68,28 +72,69 @@ export function Providers() {
   );
 }
 
+/** The fields a new provider and an edited one share: its name, base URL and API key (write-only). */
+function ProviderFields({
+  displayName,
+  baseUrl,
+  apiKey,
+  onChange,
+  keyLabel,
+  keyPlaceholder,
+}: {
+  displayName: string;
+  baseUrl: string;
+  apiKey: string;
+  onChange: (change: { displayName?: string; baseUrl?: string; apiKey?: string }) => void;
+  keyLabel: string;
+  keyPlaceholder?: string;
+}) {
+  return (
+    <>
+      <label>
+        Display name{" "}
+        <input
+          value={displayName}
+          onChange={(event) => onChange({ displayName: event.target.value })}
+          required
+          maxLength={100}
+        />
+      </label>
+      <label>
+        Base URL <input type="url" value={baseUrl} onChange={(event) => onChange({ baseUrl: event.target.value })} />
+      </label>
+      <label>
+        {keyLabel}{" "}
+        <input
+          type="password"
+          autoComplete="off"
+          value={apiKey}
+          placeholder={keyPlaceholder}
+          onChange={(event) => onChange({ apiKey: event.target.value })}
+        />
+      </label>
+    </>
+  );
+}
+
 function NewProvider({ onCreated }: { onCreated: () => void }) {
   const create = $api.useMutation("post", "/providers");
   const [kind, setKind] = useState<Schemas["ProviderName"]>("openai");
-  const [displayName, setDisplayName] = useState("");
-  const [baseUrl, setBaseUrl] = useState("");
-  const [apiKey, setApiKey] = useState("");
+  const empty = { displayName: "", baseUrl: "", apiKey: "" };
+  const [fields, setFields] = useState(empty);
 
   function submit(event: FormEvent) {
     event.preventDefault();
     const body = {
       provider: kind,
-      displayName: displayName.trim(),
-      ...(baseUrl.trim() && { baseUrl: baseUrl.trim() }),
-      ...(apiKey && { credentials: { apiKey } }),
+      displayName: fields.displayName.trim(),
+      ...(fields.baseUrl.trim() && { baseUrl: fields.baseUrl.trim() }),
+      ...(fields.apiKey && { credentials: { apiKey: fields.apiKey } }),
     };
     create.mutate(
       { body },
       {
         onSuccess: () => {
-          setDisplayName("");
-          setBaseUrl("");
-          setApiKey("");
+          setFields(empty);
           onCreated();
         },
       },
@@ -107,42 +152,28 @@ function NewProvider({ onCreated }: { onCreated: () => void }) {
           ))}
         </select>
       </label>
-      <label>
-        Display name{" "}
-        <input value={displayName} onChange={(event) => setDisplayName(event.target.value)} required maxLength={100} />
-      </label>
-      <label>
-        Base URL <input type="url" value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} />
-      </label>
-      <label>
-        API key{" "}
-        <input type="password" autoComplete="off" value={apiKey} onChange={(event) => setApiKey(event.target.value)} />
-      </label>
-      <button type="submit" disabled={create.isPending || displayName.trim() === ""}>
-        Add provider
-      </button>
-      {create.error && (
-        <p role="alert" className="error">
-          {errorMessage(create.error)}
-        </p>
-      )}
+      <ProviderFields {...fields} keyLabel="API key" onChange={(change) => setFields({ ...fields, ...change })} />
+      <FormActions submit="Add provider" disabled={create.isPending || fields.displayName.trim() === ""} />
+      <ErrorAlert error={create.error} />
     </form>
   );
 }
 
 function EditProvider({ provider, onDone }: { provider: Provider; onDone: () => void }) {
   const update = $api.useMutation("patch", "/providers/{providerId}");
-  const [displayName, setDisplayName] = useState(provider.displayName);
-  const [baseUrl, setBaseUrl] = useState(provider.baseUrl ?? "");
-  const [apiKey, setApiKey] = useState("");
+  const [fields, setFields] = useState({
+    displayName: provider.displayName,
+    baseUrl: provider.baseUrl ?? "",
+    apiKey: "",
+  });
 
   function submit(event: FormEvent) {
     event.preventDefault();
     const body = {
-      displayName: displayName.trim(),
-      ...(baseUrl.trim() !== (provider.baseUrl ?? "") && { baseUrl: baseUrl.trim() || null }),
+      displayName: fields.displayName.trim(),
+      ...(fields.baseUrl.trim() !== (provider.baseUrl ?? "") && { baseUrl: fields.baseUrl.trim() || null }),
       // Left empty, the stored credentials are kept: they are never shown, only replaced.
-      ...(apiKey && { credentials: { apiKey } }),
+      ...(fields.apiKey && { credentials: { apiKey: fields.apiKey } }),
     };
     update.mutate({ params: { path: { providerId: provider.id } }, body }, { onSuccess: onDone });
   }
@@ -150,36 +181,14 @@ function EditProvider({ provider, onDone }: { provider: Provider; onDone: () => 
   return (
     <form className="stacked" onSubmit={submit} aria-label={`Edit provider ${provider.displayName}`}>
       <h3>Edit “{provider.displayName}”</h3>
-      <label>
-        Display name{" "}
-        <input value={displayName} onChange={(event) => setDisplayName(event.target.value)} required maxLength={100} />
-      </label>
-      <label>
-        Base URL <input type="url" value={baseUrl} onChange={(event) => setBaseUrl(event.target.value)} />
-      </label>
-      <label>
-        Replace API key{" "}
-        <input
-          type="password"
-          autoComplete="off"
-          value={apiKey}
-          placeholder={provider.hasCredentials ? "stored: leave empty to keep" : "none stored"}
-          onChange={(event) => setApiKey(event.target.value)}
-        />
-      </label>
-      <div className="actions">
-        <button type="submit" disabled={update.isPending}>
-          Save provider
-        </button>
-        <button type="button" onClick={onDone}>
-          Cancel
-        </button>
-      </div>
-      {update.error && (
-        <p role="alert" className="error">
-          {errorMessage(update.error)}
-        </p>
-      )}
+      <ProviderFields
+        {...fields}
+        keyLabel="Replace API key"
+        keyPlaceholder={provider.hasCredentials ? "stored: leave empty to keep" : "none stored"}
+        onChange={(change) => setFields({ ...fields, ...change })}
+      />
+      <FormActions submit="Save provider" disabled={update.isPending} onCancel={onDone} />
+      <ErrorAlert error={update.error} />
     </form>
   );
 }

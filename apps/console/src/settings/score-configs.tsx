@@ -1,7 +1,8 @@
-import { useQueryClient } from "@tanstack/react-query";
 import { type FormEvent, useState } from "react";
-import { $api, errorMessage, type Schemas } from "../api.ts";
+import { $api, type Schemas } from "../api.ts";
+import { ErrorAlert, FormActions, Grid } from "../forms.tsx";
 import { useWorkspace } from "../layout.tsx";
+import { RowButton, useRefresh } from "./kit.tsx";
 import { describeRule, ruleFromForm } from "./score-rules.ts";
 import { ReadRefused, useSettingsAccess } from "./settings.tsx";
 
@@ -11,7 +12,6 @@ type ScoreRule = Schemas["ScoreRule"];
 export function ScoreConfigs() {
   const { projectId } = useWorkspace();
   const { canEdit } = useSettingsAccess();
-  const queryClient = useQueryClient();
   const path = { projectId: projectId as string };
   const configs = $api.useQuery("get", "/projects/{projectId}/score-configs", {
     params: { path, query: { limit: 200 } },
@@ -24,7 +24,7 @@ export function ScoreConfigs() {
   const [min, setMin] = useState("");
   const [max, setMax] = useState("");
   const [categories, setCategories] = useState("");
-  const refresh = () => queryClient.invalidateQueries({ queryKey: ["get", "/projects/{projectId}/score-configs"] });
+  const refresh = useRefresh("/projects/{projectId}/score-configs");
 
   function submit(event: FormEvent) {
     event.preventDefault();
@@ -45,45 +45,28 @@ export function ScoreConfigs() {
     <>
       <h2>Score configs</h2>
       {configs.error && <ReadRefused what="score configs" error={configs.error} />}
-      <table className="grid" aria-label="Score configs">
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Allowed values</th>
-            <th scope="col">Description</th>
-            {canEdit && <th scope="col">Actions</th>}
+      <Grid label="Score configs" columns={["Name", "Type", "Allowed values", "Description", canEdit && "Actions"]}>
+        {configs.data?.scoreConfigs.map((config) => (
+          <tr key={config.id}>
+            <td>{config.name}</td>
+            <td>{config.rule.type}</td>
+            <td>{describeRule(config.rule)}</td>
+            <td>{config.description}</td>
+            {canEdit && (
+              <td>
+                <RowButton
+                  action="Delete"
+                  name={config.name}
+                  onClick={() =>
+                    remove.mutate({ params: { path: { ...path, scoreConfigId: config.id } } }, { onSuccess: refresh })
+                  }
+                />
+              </td>
+            )}
           </tr>
-        </thead>
-        <tbody>
-          {configs.data?.scoreConfigs.map((config) => (
-            <tr key={config.id}>
-              <td>{config.name}</td>
-              <td>{config.rule.type}</td>
-              <td>{describeRule(config.rule)}</td>
-              <td>{config.description}</td>
-              {canEdit && (
-                <td>
-                  <button
-                    type="button"
-                    aria-label={`Delete ${config.name}`}
-                    onClick={() =>
-                      remove.mutate({ params: { path: { ...path, scoreConfigId: config.id } } }, { onSuccess: refresh })
-                    }
-                  >
-                    Delete
-                  </button>
-                </td>
-              )}
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {remove.error && (
-        <p role="alert" className="error">
-          {errorMessage(remove.error)}
-        </p>
-      )}
+        ))}
+      </Grid>
+      <ErrorAlert error={remove.error} />
       {canEdit && (
         <form className="stacked" onSubmit={submit} aria-label="New score config">
           <h3>New score config</h3>
@@ -117,14 +100,8 @@ export function ScoreConfigs() {
               <input value={categories} onChange={(event) => setCategories(event.target.value)} required />
             </label>
           )}
-          <button type="submit" disabled={create.isPending || name.trim() === ""}>
-            Add score config
-          </button>
-          {create.error && (
-            <p role="alert" className="error">
-              {errorMessage(create.error)}
-            </p>
-          )}
+          <FormActions submit="Add score config" disabled={create.isPending || name.trim() === ""} />
+          <ErrorAlert error={create.error} />
         </form>
       )}
     </>

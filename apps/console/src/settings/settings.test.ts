@@ -1,9 +1,18 @@
 import { describe, expect, it } from "vitest";
+import { formatHeaders, parseHeaders } from "../headers.ts";
 import { fieldIssues } from "./errors.tsx";
 import { describeRule, ruleFromForm } from "./score-rules.ts";
 import { parseSettingsSection } from "./sections.ts";
 
 describe("settings logic", () => {
+  it("reads webhook headers one `Name: value` a line, skipping blank lines, and names a line without a name", () => {
+    const parsed = parseHeaders("X-Receiver-Token: abc:def\n\n  Authorization :Bearer t  \n");
+    expect(parsed).toEqual({ headers: { "X-Receiver-Token": "abc:def", Authorization: "Bearer t" } });
+    expect(parseHeaders("X-Ok: 1\nno colon")).toEqual({ error: "Line 2 is not “Name: value”." });
+    expect(parseHeaders(": value")).toEqual({ error: "Line 1 is not “Name: value”." });
+    expect(formatHeaders({ "X-A": "1", "X-B": "2" })).toBe("X-A: 1\nX-B: 2");
+  });
+
   it("reads the section from the URL, dropping an unknown one", () => {
     expect(parseSettingsSection({ section: "api-keys" })).toEqual({ section: "api-keys" });
     expect(parseSettingsSection({ section: "billing" })).toEqual({});

@@ -27,6 +27,7 @@ const ACCESS = {
   updateProject: "write",
   listDeploymentEnvironments: "read",
   createDeploymentEnvironment: "write",
+  deleteDeploymentEnvironment: "write",
   listSessions: "read",
   listSessionTraces: "read",
   listUsers: "read",

@@ -8183,6 +8183,17 @@ export const ProjectIdParamsSchema = EntityIdSchema.openapi({
   },
 })
 
+export const DeploymentEnvironmentIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'environmentId',
+    in: 'path',
+    required: true,
+    description: 'Id of the deployment environment.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC',
+  },
+})
+
 export const LogGroupSortParamsSchema = z
   .enum(['lastSeenAt:desc', 'lastSeenAt:asc', 'cost:desc', 'cost:asc'])
   .default('lastSeenAt:desc')
@@ -8872,6 +8883,39 @@ export const postProjectsProjectIdDeploymentEnvironmentsRoute = createRoute({
     404: NotFoundResponse,
     409: ConflictResponse,
     413: PayloadTooLargeResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const deleteProjectsProjectIdDeploymentEnvironmentsEnvironmentIdRoute = createRoute({
+  method: 'delete',
+  path: '/projects/{projectId}/deployment-environments/{environmentId}',
+  tags: ['Projects'],
+  summary: 'Delete a deployment environment',
+  description:
+    '204 with no body: the environment is deleted and its name is free again. An environment that still holds deployments (of any prompt) is refused with 409 CONFLICT and nothing changes: deployments are the record of what ran, and spans, metrics and webhook deliveries refer to them, so Pharos never deletes them as a side effect. An environment of another project is 404. Requires a full key; a key restricted to other projects is 403.',
+  operationId: 'deleteDeploymentEnvironment',
+  request: {
+    params: z.object({
+      projectId: ProjectIdParamsSchema,
+      environmentId: DeploymentEnvironmentIdParamsSchema,
+    }),
+  },
+  responses: {
+    204: {
+      description: 'Deleted.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    409: ConflictResponse,
     429: RateLimitedResponse,
     500: InternalErrorResponse,
   },

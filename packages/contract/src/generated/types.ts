@@ -155,6 +155,37 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/deployment-environments/{environmentId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the deployment environment.
+                 * @example env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC
+                 */
+                environmentId: components["parameters"]["DeploymentEnvironmentId"];
+            };
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a deployment environment
+         * @description 204 with no body: the environment is deleted and its name is free again. An environment that still holds deployments (of any prompt) is refused with 409 CONFLICT and nothing changes: deployments are the record of what ran, and spans, metrics and webhook deliveries refer to them, so Pharos never deletes them as a side effect. An environment of another project is 404. Requires a full key; a key restricted to other projects is 403.
+         */
+        delete: operations["deleteDeploymentEnvironment"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/sessions": {
         parameters: {
             query?: never;
@@ -7638,6 +7669,11 @@ export type components = {
          */
         ProjectId: components["schemas"]["EntityId"];
         /**
+         * @description Id of the deployment environment.
+         * @example env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC
+         */
+        DeploymentEnvironmentId: components["schemas"]["EntityId"];
+        /**
          * @description Order of the list: by `lastSeenAt` (the latest trace) or by `cost` (`totalCost`), ties broken by `id` in the same direction. Default `lastSeenAt:desc` (most recently active first).
          * @example cost:desc
          */
@@ -8321,6 +8357,45 @@ export interface operations {
             404: components["responses"]["NotFound"];
             409: components["responses"]["Conflict"];
             413: components["responses"]["PayloadTooLarge"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    deleteDeploymentEnvironment: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the deployment environment.
+                 * @example env_01JD8Q4N3Q2D7BN5Y9Z1A4E6XC
+                 */
+                environmentId: components["parameters"]["DeploymentEnvironmentId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Deleted. */
+            204: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            409: components["responses"]["Conflict"];
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
         };

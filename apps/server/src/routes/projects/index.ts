@@ -1,5 +1,6 @@
 import createDeploymentEnvironment from "./create-deployment-environment.ts";
 import createProject from "./create-project.ts";
+import deleteDeploymentEnvironment from "./delete-deployment-environment.ts";
 import getProject from "./get-project.ts";
 import listDeploymentEnvironments from "./list-deployment-environments.ts";
 import listProjects from "./list-projects.ts";
@@ -13,4 +14,5 @@ export const projectRoutes = [
   updateProject,
   listDeploymentEnvironments,
   createDeploymentEnvironment,
+  deleteDeploymentEnvironment,
 ];

@@ -15,14 +15,19 @@ export function toDeploymentEnvironment(row: Database["deploymentEnvironments"])
   };
 }
 
-/** The deployment environment `environmentId` of the prompt's project, or 404. */
-export async function requireEnvironmentOfProject(ctx: ServiceContext, projectId: string, environmentId: string) {
-  const environment = await ctx.db
+/** The deployment environment `environmentId` of the project, or 404; `forUpdate` locks its row until the transaction ends. */
+export async function requireEnvironmentOfProject(
+  ctx: ServiceContext,
+  projectId: string,
+  environmentId: string,
+  options: { forUpdate?: boolean } = {},
+) {
+  const select = ctx.db
     .selectFrom("deploymentEnvironments")
     .selectAll()
     .where("id", "=", environmentId)
-    .where("projectId", "=", projectId)
-    .executeTakeFirst();
+    .where("projectId", "=", projectId);
+  const environment = await (options.forUpdate ? ctx.store.sql.locks.forUpdate(select) : select).executeTakeFirst();
   if (!environment) throw notFound("Deployment environment");
   return environment;
 }
