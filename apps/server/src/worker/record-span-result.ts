@@ -16,7 +16,7 @@ import { MAX_COMMENT_LENGTH, MAX_SCORE_NAME_LENGTH } from "../services/scores/sc
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import type { SpanGrade, SpanToGrade } from "./grade-span.ts";
-import type { ClaimedSpan } from "./online-claims.ts";
+import { type ClaimedSpan, keyIn, spanKey } from "./online-claims.ts";
 
 export interface SpanRecordContext {
   db: Kysely<Database>;
@@ -32,16 +32,23 @@ export interface GradedSpan {
 }
 
 /**
- * Records several spans' results in one transaction (one commit): a conditional update per queue row, then the
- * scores of the rows this call made done in one statement (one score-config read for the lot). Returns how
- * many this call recorded.
+ * Records several spans' results in one transaction (one commit): one conditional update per distinct result
+ * (a deterministic evaluator gives most spans the same one, so a lot of 50 is one or two statements, not 50),
+ * then the scores of the rows this call made done in one statement (one score-config read for the lot).
+ * Returns how many this call recorded.
  */
 export function recordSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
+  const byResult = new Map<string, GradedSpan[]>();
+  for (const entry of graded) {
+    const { grade, score, reason, error, judgeCalls } = entry.result;
+    const same = JSON.stringify([grade, score, reason, error, judgeCalls]);
+    byResult.set(same, [...(byResult.get(same) ?? []), entry]);
+  }
   return context.store.transaction(context.db, async (trx) => {
     const scored: { span: ClaimedSpan; score: ScoreToRecord }[] = [];
     let recorded = 0;
-    for (const { span, toGrade, result } of graded) {
-      const { grade, score, reason, error, judgeCalls } = result;
+    for (const entries of byResult.values()) {
+      const { grade, score, reason, error, judgeCalls } = (entries[0] as GradedSpan).result;
       const updated = await trx
         .updateTable("onlineEvaluations")
         .set({
@@ -55,13 +62,15 @@ export function recordSpanResults(context: SpanRecordContext, graded: readonly G
           error,
           judgeCalls,
         })
-        .where("spanId", "=", span.spanId)
-        .where("evaluatorId", "=", span.evaluatorId)
+        .where(keyIn(entries.map(({ span }) => span)))
         .where("state", "<>", "done")
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) continue;
-      recorded += 1;
-      if (toGrade) scored.push({ span, score: scoreOf(span, toGrade, result) });
+        .returning(["spanId", "evaluatorId"])
+        .execute();
+      const done = new Set(updated.map(spanKey));
+      recorded += done.size;
+      for (const { span, toGrade, result } of entries) {
+        if (toGrade && done.has(spanKey(span))) scored.push({ span, score: scoreOf(span, toGrade, result) });
+      }
     }
     await recordGradeScores({ ...context, db: trx }, scored);
     return recorded;
