@@ -6,14 +6,21 @@
  *    every span queued) or a prompt without one (nothing queued), alternated round by round at the same
  *    connections. The queue backs up during the measure (the worker grades in the same process); the target
  *    is ≥ 0.9× the writes per second without.
+ *    Before each round's writes without evaluation the queue is drained, so grading left over does not slow
+ *    them; the CPU time the server (and its PostgreSQL backends) spend per request each way, grading and its
+ *    drain included, is printed too: a steadier measure than rates on a shared machine.
  * 2. The lag from commit to score at a steady 200 spans/s (40 traces of 5 spans a second): `gradedAt −
  *    queuedAt` of every span written, p50 and p99, once the backlog of (1) is drained.
  *
  * Environment: BENCH_ONLINE_CONNECTIONS (default 10), BENCH_ONLINE_LAG_SECONDS (default 10; 3 with --quick).
  */
+
+import { readFileSync } from "node:fs";
+import { sql } from "kysely";
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import { createIdGenerator } from "../../apps/server/src/ids.ts";
 import { openStore } from "../../apps/server/src/store/open-store.ts";
+import type { Store } from "../../apps/server/src/store/store.ts";
 import type { LoadJob, LoadResult } from "./load.ts";
 import { traceBodyTemplate } from "./payload.ts";
 import { startLoadGenerator, startPharos } from "./processes.ts";
@@ -109,17 +116,6 @@ export async function benchOnline(options: Options): Promise<string[]> {
           durationSeconds: options.writeSeconds,
           ...extra,
         });
-        const results: { without: LoadResult[]; with: LoadResult[] } = { without: [], with: [] };
-        for (let round = 0; round < options.rounds; round += 1) {
-          options.log(`online: ${store}, round ${round + 1}: without, then with evaluation`);
-          results.without.push(await loader.run(job(plain.id)));
-          results.with.push(await loader.run(job(graded.id)));
-        }
-        const rate = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.okPerSecond, 0) / runs.length;
-        const without = rate(results.without);
-        const withEvaluation = rate(results.with);
-
-        options.log(`online: ${store}: draining the backlog`);
         const pending = async () =>
           Number(
             (
@@ -130,9 +126,41 @@ export async function benchOnline(options: Options): Promise<string[]> {
                 .executeTakeFirstOrThrow()
             ).count,
           );
-        const drainStart = Date.now();
-        while ((await pending()) > 0 && Date.now() - drainStart < 300_000) await sleep(200);
-        const drainMs = Date.now() - drainStart;
+        const drain = async (maxMs: number) => {
+          const start = Date.now();
+          while ((await pending()) > 0 && Date.now() - start < maxMs) await sleep(200);
+          return Date.now() - start;
+        };
+        const cpu = () => cpuMs(server.pid, store === "postgres" ? reader : undefined);
+        const results: { without: LoadResult[]; with: LoadResult[] } = { without: [], with: [] };
+        const cpuSpent = { without: 0, with: 0 };
+        for (let round = 0; round < options.rounds; round += 1) {
+          options.log(`online: ${store}, round ${round + 1}: without, then with evaluation`);
+          let before = await cpu();
+          results.without.push(await loader.run(job(plain.id)));
+          let after = await cpu();
+          cpuSpent.without += after - before;
+          before = after;
+          results.with.push(await loader.run(job(graded.id)));
+          // The grading of this round's spans left for later counts here, and must not slow the next round's
+          // writes without evaluation (before the last round: the backlog's drain is timed below).
+          if (round < options.rounds - 1) await drain(60_000);
+          after = await cpu();
+          cpuSpent.with += after - before;
+        }
+        const rate = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.okPerSecond, 0) / runs.length;
+        const without = rate(results.without);
+        const withEvaluation = rate(results.with);
+        const okOf = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.ok, 0);
+
+        options.log(`online: ${store}: draining the backlog`);
+        const drainCpuBefore = await cpu();
+        const drainMs = await drain(300_000);
+        cpuSpent.with += (await cpu()) - drainCpuBefore;
+        const cpuPerRequest = {
+          without: cpuSpent.without / okOf(results.without),
+          with: cpuSpent.with / okOf(results.with),
+        };
 
         options.log(`online: ${store}: lag at 200 spans/s`);
         const lagStart = Date.now();
@@ -162,6 +190,7 @@ export async function benchOnline(options: Options): Promise<string[]> {
             `${percentile(lags, 50).toFixed(0)} ms`.padEnd(11),
             `${percentile(lags, 99).toFixed(0)} ms`.padEnd(11),
             `${lags.length} of ${rows.length} (backlog of the ingestion measure drained in ${(drainMs / 1000).toFixed(1)} s)`,
+            `; CPU per request ${cpuPerRequest.without.toFixed(1)} → ${cpuPerRequest.with.toFixed(1)} ms (${(cpuPerRequest.with / cpuPerRequest.without).toFixed(2)}×, ${cpuScope(store)}, grading included)`,
           ].join(""),
         );
       } finally {
@@ -175,5 +204,36 @@ export async function benchOnline(options: Options): Promise<string[]> {
   }
   return lines;
 }
+
+/**
+ * CPU time in ms of the server process and, on PostgreSQL, of the backends of its database (this bench's own),
+ * from /proc: less at the mercy of a shared machine's load than a rate is. A backend that exits between two
+ * samples takes its time with it (the pool keeps its connections while the load runs).
+ */
+async function cpuMs(serverPid: number | undefined, postgres: Store | undefined): Promise<number> {
+  const pids = serverPid === undefined ? [] : [serverPid];
+  if (postgres) {
+    const { rows } = await sql<{ pid: number }>`
+      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
+      postgres.db,
+    );
+    pids.push(...rows.map((row) => Number(row.pid)));
+  }
+  let ticks = 0;
+  for (const pid of pids) {
+    try {
+      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      ticks += Number(fields[11]) + Number(fields[12]); // utime and stime (fields 14 and 15 of stat)
+    } catch {
+      // Gone, or no /proc.
+    }
+  }
+  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+}
+
+/** Linux's USER_HZ, which /proc/<pid>/stat counts in. */
+const CLOCK_TICKS_PER_SECOND = 100;
+
+const cpuScope = (store: StoreName) => (store === "postgres" ? "server and its database backends" : "server");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
