@@ -26,6 +26,16 @@ export interface CellClaimContext {
 export async function claimCells(context: CellClaimContext, limit: number): Promise<CellKey[]> {
   if (limit <= 0) return [];
   const { store, owner, now, leaseMs } = context;
+  // Every log write that queues spans wakes the workers: a plain read answers "nothing to do" without a
+  // transaction (on SQLite, `begin immediate` would take the writer the log writes need).
+  const waiting = await context.db
+    .selectFrom("datasetComputedCells")
+    .select("rowId")
+    .where("status", "=", "pending")
+    .where((eb) => eb.or([eb("leaseExpiresAt", "is", null), eb("leaseExpiresAt", "<", now)]))
+    .limit(1)
+    .executeTakeFirst();
+  if (!waiting) return [];
   return store.transaction(context.db, async (trx) => {
     const due = trx
       .selectFrom("datasetComputedCells as cell")
