@@ -133,20 +133,20 @@ export async function benchOnline(options: Options): Promise<string[]> {
         };
         const cpu = () => cpuMs(server.pid, store === "postgres" ? reader : undefined);
         const results: { without: LoadResult[]; with: LoadResult[] } = { without: [], with: [] };
-        const cpuSpent = { without: 0, with: 0 };
+        const cpuSpent = { without: NO_CPU, with: NO_CPU };
         for (let round = 0; round < options.rounds; round += 1) {
           options.log(`online: ${store}, round ${round + 1}: without, then with evaluation`);
           let before = await cpu();
           results.without.push(await loader.run(job(plain.id)));
           let after = await cpu();
-          cpuSpent.without += after - before;
+          cpuSpent.without = plus(cpuSpent.without, minus(after, before));
           before = after;
           results.with.push(await loader.run(job(graded.id)));
           // The grading of this round's spans left for later counts here, and must not slow the next round's
           // writes without evaluation (before the last round: the backlog's drain is timed below).
           if (round < options.rounds - 1) await drain(60_000);
           after = await cpu();
-          cpuSpent.with += after - before;
+          cpuSpent.with = plus(cpuSpent.with, minus(after, before));
         }
         const rate = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.okPerSecond, 0) / runs.length;
         const without = rate(results.without);
@@ -156,11 +156,16 @@ export async function benchOnline(options: Options): Promise<string[]> {
         options.log(`online: ${store}: draining the backlog`);
         const drainCpuBefore = await cpu();
         const drainMs = await drain(300_000);
-        cpuSpent.with += (await cpu()) - drainCpuBefore;
+        cpuSpent.with = plus(cpuSpent.with, minus(await cpu(), drainCpuBefore));
+        const perRequest = (spent: Cpu, runs: LoadResult[]) => spent.total / okOf(runs);
         const cpuPerRequest = {
-          without: cpuSpent.without / okOf(results.without),
-          with: cpuSpent.with / okOf(results.with),
+          without: perRequest(cpuSpent.without, results.without),
+          with: perRequest(cpuSpent.with, results.with),
         };
+        const split = (spent: Cpu, runs: LoadResult[]) =>
+          store === "postgres"
+            ? ` (server ${(spent.server / okOf(runs)).toFixed(1)} + database ${(spent.database / okOf(runs)).toFixed(1)})`
+            : "";
 
         options.log(`online: ${store}: lag at 200 spans/s`);
         const lagStart = Date.now();
@@ -190,7 +195,7 @@ export async function benchOnline(options: Options): Promise<string[]> {
             `${percentile(lags, 50).toFixed(0)} ms`.padEnd(11),
             `${percentile(lags, 99).toFixed(0)} ms`.padEnd(11),
             `${lags.length} of ${rows.length} (backlog of the ingestion measure drained in ${(drainMs / 1000).toFixed(1)} s)`,
-            `; CPU per request ${cpuPerRequest.without.toFixed(1)} → ${cpuPerRequest.with.toFixed(1)} ms (${(cpuPerRequest.with / cpuPerRequest.without).toFixed(2)}×, ${cpuScope(store)}, grading included)`,
+            `; CPU per request ${cpuPerRequest.without.toFixed(1)}${split(cpuSpent.without, results.without)} → ${cpuPerRequest.with.toFixed(1)}${split(cpuSpent.with, results.with)} ms (${(cpuPerRequest.with / cpuPerRequest.without).toFixed(2)}×, ${cpuScope(store)}, grading included)`,
           ].join(""),
         );
       } finally {
@@ -210,8 +215,8 @@ export async function benchOnline(options: Options): Promise<string[]> {
  * from /proc: less at the mercy of a shared machine's load than a rate is. A backend that exits between two
  * samples takes its time with it (the pool keeps its connections while the load runs).
  */
-async function cpuMs(serverPid: number | undefined, postgres: Store | undefined): Promise<number> {
-  const pids = serverPid === undefined ? [] : [serverPid];
+async function cpuMs(serverPid: number | undefined, postgres: Store | undefined): Promise<Cpu> {
+  const pids: number[] = [];
   if (postgres) {
     const { rows } = await sql<{ pid: number }>`
       select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
@@ -219,17 +224,37 @@ async function cpuMs(serverPid: number | undefined, postgres: Store | undefined)
     );
     pids.push(...rows.map((row) => Number(row.pid)));
   }
-  let ticks = 0;
-  for (const pid of pids) {
+  const ticksOf = (pid: number) => {
     try {
       const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      ticks += Number(fields[11]) + Number(fields[12]); // utime and stime (fields 14 and 15 of stat)
+      return Number(fields[11]) + Number(fields[12]); // utime and stime (fields 14 and 15 of stat)
     } catch {
-      // Gone, or no /proc.
+      return 0; // Gone, or no /proc.
     }
-  }
-  return (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  };
+  const toMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
+  const server = serverPid === undefined ? 0 : toMs(ticksOf(serverPid));
+  const database = toMs(pids.reduce((sum, pid) => sum + ticksOf(pid), 0));
+  return { server, database, total: server + database };
 }
+
+interface Cpu {
+  server: number;
+  database: number;
+  total: number;
+}
+
+const minus = (a: Cpu, b: Cpu): Cpu => ({
+  server: a.server - b.server,
+  database: a.database - b.database,
+  total: a.total - b.total,
+});
+const plus = (a: Cpu, b: Cpu): Cpu => ({
+  server: a.server + b.server,
+  database: a.database + b.database,
+  total: a.total + b.total,
+});
+const NO_CPU: Cpu = { server: 0, database: 0, total: 0 };
 
 /** Linux's USER_HZ, which /proc/<pid>/stat counts in. */
 const CLOCK_TICKS_PER_SECOND = 100;

@@ -19,7 +19,7 @@ import { ComputedCellWorker } from "./computed-cell-worker.ts";
 import type { SpanToGrade } from "./grade-span.ts";
 import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases, spanKey } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
-import { type GradedSpan, recordSpanResults } from "./record-span-result.ts";
+import { type GradedSpan, recordSpanResults, recordSpanResultsAtOnce } from "./record-span-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -226,20 +226,57 @@ export class EvaluationWorker {
     const limit = SPANS_IN_FLIGHT - this.spansInFlight.size;
     if (limit <= 0 || this.deferringToIngestion()) return items.length;
     this.lastSpanClaimAt = performance.now();
-    const spans = await claimSpans(
+    const { claimed: spans, atOnce } = await claimSpans(
       {
         ...this.context(),
         judgeCallsPerMinute: this.options.onlineJudgeCallsPerMinute ?? DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE,
       },
       { limit, judgeLimit: Math.max(0, free - items.length) },
     );
-    if (spans.length === 0) return items.length;
+    const gradedAtOnce = await this.gradeAtOnce(atOnce);
+    if (spans.length === 0) return items.length + gradedAtOnce;
     const read = this.readClaimedSpans(spans);
     const batch = { grading: spans.filter((span) => !span.judged).length };
     for (const span of spans) {
       this.spansInFlight.set(spanKey(span), { span, graded: this.grade(span, read, batch) });
     }
-    return items.length + spans.length;
+    return items.length + spans.length + gradedAtOnce;
+  }
+
+  /** Grades and records, in one transaction, spans whose grading is a computation on the span alone. */
+  private async gradeAtOnce(spans: readonly ClaimedSpan[]): Promise<number> {
+    if (spans.length === 0) return 0;
+    const { store, secrets, now, newId } = this.options;
+    const { readSpansToGrade, gradeSpan, notGraded } = await loadOnlineGrading();
+    const recorded = await recordSpanResultsAtOnce(
+      { db: store.db, store, now: now(), newId },
+      spans,
+      async (db, held) => {
+        const read = await readSpansToGrade(db, held);
+        const graded: GradedSpan[] = [];
+        for (const span of held) {
+          const toGrade = read.get(spanKey(span));
+          const result = toGrade
+            ? await gradeSpan(
+                {
+                  db,
+                  secrets,
+                  call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
+                },
+                toGrade,
+                this.abort.signal,
+              ).catch(
+                // A failure is a result here: the span would otherwise fail the same way at every pass.
+                (error: unknown) => notGraded(`Grading failed: ${(error as Error).message}`),
+              )
+            : notGraded("The span is gone.");
+          graded.push({ span, toGrade, result });
+        }
+        return graded;
+      },
+    );
+    this.gradedSpans += recorded;
+    return recorded;
   }
 
   /** Whether log writes are busy and the last claim of live spans was less than the deferral bound ago. */

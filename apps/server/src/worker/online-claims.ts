@@ -13,7 +13,7 @@
  * evaluator's rows wait for a later claim, and other evaluators' rows go first.
  */
 import type { schemas } from "@pharos/contract";
-import { type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { fromJson } from "../services/json.ts";
 import type { Database } from "../store/schema.ts";
 
@@ -26,6 +26,26 @@ export interface ClaimedSpan {
 
 /** The key of a queue row: its span and evaluator. */
 export const spanKey = (span: { spanId: string; evaluatorId: string }) => `${span.spanId}/${span.evaluatorId}`;
+
+/**
+ * What a claim found: spans claimed (leased) to be graded by the worker, and spans of evaluators whose grading is
+ * a computation on the span alone (no model, no sandbox), not claimed: the worker grades and records them in
+ * one transaction that locks their rows (recordSpanResultsAtOnce). Their rows are updated once instead of twice
+ * (claimed, then done): on PostgreSQL each update of an indexed column writes every index of the queue again,
+ * most of the database's cost of a graded span.
+ */
+export interface SpansToGrade {
+  claimed: ClaimedSpan[];
+  atOnce: ClaimedSpan[];
+}
+
+const GRADED_AT_ONCE: ReadonlySet<schemas.EvaluatorConfig["type"]> = new Set([
+  "text-matcher",
+  "json",
+  "cost",
+  "latency",
+  "response-length",
+]);
 
 /** How many of each a claim may take: spans in all, and spans whose grading calls a judge model. */
 export interface SpanClaimLimits {
@@ -46,30 +66,38 @@ const MINUTE_MS = 60_000;
 const CANDIDATES_PER_ROW = 4;
 
 /**
- * Claims up to `limit` queued spans, of which at most `judgeLimit` call a judge model, the longest queued first
- * (a judged span beyond `judgeLimit` is passed over, not capped). The candidates are read, then claimed by one
+ * Takes up to `limit` queued spans, of which at most `judgeLimit` call a judge model, the longest queued first
+ * (a judged span beyond `judgeLimit` is passed over, not capped); those graded at once are returned unclaimed
+ * (see SpansToGrade). The candidates are read, then the others claimed by one
  * conditional update of them all (a statement per row was ~50 round trips per claim, most of the grader's cost
  * on PostgreSQL, taken from ingestion in the same process): no transaction around them, since the update
  * claims each row only if it is still free, whatever was read; on SQLite it is one commit, taking the one
  * writer once.
  */
-export async function claimSpans(context: SpanClaimContext, limits: SpanClaimLimits): Promise<ClaimedSpan[]> {
+export async function claimSpans(context: SpanClaimContext, limits: SpanClaimLimits): Promise<SpansToGrade> {
   const { limit, judgeLimit } = limits;
-  if (limit <= 0) return [];
+  const claimed: ClaimedSpan[] = [];
+  const atOnce: ClaimedSpan[] = [];
+  if (limit <= 0) return { claimed, atOnce };
   let judgedClaimed = 0;
   const capped = new Set<string>();
-  const claimed: ClaimedSpan[] = [];
   const budgets = new Map<string, number>();
+  const taken = () => claimed.length + atOnce.length;
   // A second pass when the first skipped evaluators at their cap: their rows no longer hide the others'.
-  for (let pass = 0; pass < 2 && claimed.length < limit; pass += 1) {
-    const rows = await candidates(context, (limit - claimed.length) * CANDIDATES_PER_ROW, capped);
+  for (let pass = 0; pass < 2 && taken() < limit; pass += 1) {
+    const rows = await candidates(context, (limit - taken()) * CANDIDATES_PER_ROW, capped);
     if (rows.length === 0) break;
     let skipped = false;
     const chosen: ClaimedSpan[] = [];
     for (const row of rows) {
-      if (claimed.length + chosen.length >= limit) break;
+      if (taken() + chosen.length >= limit) break;
       if (capped.has(row.evaluatorId)) continue;
-      const judged = fromJson<schemas.EvaluatorConfig>(row.config).type === "llm-as-a-judge";
+      const type = fromJson<schemas.EvaluatorConfig>(row.config).type;
+      if (GRADED_AT_ONCE.has(type)) {
+        atOnce.push({ spanId: row.spanId, evaluatorId: row.evaluatorId, judged: false });
+        continue;
+      }
+      const judged = type === "llm-as-a-judge";
       if (judged && judgedClaimed >= judgeLimit) continue;
       if (judged) {
         const budget = budgets.get(row.evaluatorId) ?? (await judgeBudget(context, row.evaluatorId));
@@ -84,11 +112,11 @@ export async function claimSpans(context: SpanClaimContext, limits: SpanClaimLim
       }
       chosen.push({ spanId: row.spanId, evaluatorId: row.evaluatorId, judged });
     }
-    const taken = await claimAll(context, chosen);
-    claimed.push(...chosen.filter((span) => taken.has(spanKey(span))));
+    const won = await claimAll(context, chosen);
+    claimed.push(...chosen.filter((span) => won.has(spanKey(span))));
     if (!skipped) break;
   }
-  return claimed;
+  return { claimed, atOnce };
 }
 
 /**
@@ -100,7 +128,11 @@ export const keyIn = (keys: readonly { spanId: string; evaluatorId: string }[]) 
     keys.map((key) => sql`(${key.spanId}, ${key.evaluatorId})`),
   )})`;
 
-/** Claims the rows of `spans` still free (pending, or claimed with an expired lease); returns the keys it took. */
+/** Rows free to take: pending, or claimed by a worker whose lease ran out. */
+export const isFree = (now: number) => (eb: ExpressionBuilder<Database, "onlineEvaluations">) =>
+  eb.or([eb("state", "=", "pending"), eb.and([eb("state", "=", "claimed"), eb("leaseExpiresAt", "<", now)])]);
+
+/** Claims the rows of `spans` still free; returns the keys it took. */
 async function claimAll(context: SpanClaimContext, spans: readonly ClaimedSpan[]): Promise<Set<string>> {
   if (spans.length === 0) return new Set();
   const { db, owner, now, leaseMs } = context;
@@ -108,9 +140,7 @@ async function claimAll(context: SpanClaimContext, spans: readonly ClaimedSpan[]
     .updateTable("onlineEvaluations")
     .set({ state: "claimed", leaseOwner: owner, leaseExpiresAt: now + leaseMs })
     .where(keyIn(spans))
-    .where((eb) =>
-      eb.or([eb("state", "=", "pending"), eb.and([eb("state", "=", "claimed"), eb("leaseExpiresAt", "<", now)])]),
-    )
+    .where(isFree(now))
     .returning(["spanId", "evaluatorId"])
     .execute();
   return new Set(taken.map(spanKey));

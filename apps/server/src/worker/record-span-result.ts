@@ -16,7 +16,7 @@ import { MAX_COMMENT_LENGTH, MAX_SCORE_NAME_LENGTH } from "../services/scores/sc
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import type { SpanGrade, SpanToGrade } from "./grade-span.ts";
-import { type ClaimedSpan, keyIn, spanKey } from "./online-claims.ts";
+import { type ClaimedSpan, isFree, keyIn, spanKey } from "./online-claims.ts";
 
 export interface SpanRecordContext {
   db: Kysely<Database>;
@@ -38,43 +38,78 @@ export interface GradedSpan {
  * Returns how many this call recorded.
  */
 export function recordSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
+  return context.store.transaction(context.db, (trx) => recordIn({ ...context, db: trx }, graded));
+}
+
+/**
+ * Grades and records spans not claimed (SpansToGrade.atOnce) in one transaction: their rows still free are
+ * locked (on PostgreSQL passing over rows another worker locks; SQLite's transaction holds the one writer),
+ * `grade` grades those (reading them in the transaction), and their results are recorded as by
+ * recordSpanResults. Returns how many were recorded.
+ */
+export function recordSpanResultsAtOnce(
+  context: SpanRecordContext,
+  spans: readonly ClaimedSpan[],
+  grade: (db: Kysely<Database>, spans: readonly ClaimedSpan[]) => Promise<GradedSpan[]>,
+): Promise<number> {
+  if (spans.length === 0) return Promise.resolve(0);
+  return context.store.transaction(context.db, async (trx) => {
+    const free = await context.store.sql.locks
+      .forUpdateSkipLocked(
+        trx
+          .selectFrom("onlineEvaluations")
+          .select(["spanId", "evaluatorId"])
+          .where(keyIn(spans))
+          .where(isFree(context.now)),
+      )
+      .execute();
+    const held = new Set(free.map(spanKey));
+    const graded = await grade(
+      trx,
+      spans.filter((span) => held.has(spanKey(span))),
+    );
+    return recordIn({ ...context, db: trx }, graded);
+  });
+}
+
+/** Records `graded` in the transaction `context.db` belongs to. */
+async function recordIn(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
   const byResult = new Map<string, GradedSpan[]>();
   for (const entry of graded) {
     const { grade, score, reason, error, judgeCalls } = entry.result;
     const same = JSON.stringify([grade, score, reason, error, judgeCalls]);
     byResult.set(same, [...(byResult.get(same) ?? []), entry]);
   }
-  return context.store.transaction(context.db, async (trx) => {
-    const scored: { span: ClaimedSpan; score: ScoreToRecord }[] = [];
-    let recorded = 0;
-    for (const entries of byResult.values()) {
-      const { grade, score, reason, error, judgeCalls } = (entries[0] as GradedSpan).result;
-      const updated = await trx
-        .updateTable("onlineEvaluations")
-        .set({
-          state: "done",
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          gradedAt: context.now,
-          grade,
-          score,
-          reason,
-          error,
-          judgeCalls,
-        })
-        .where(keyIn(entries.map(({ span }) => span)))
-        .where("state", "<>", "done")
-        .returning(["spanId", "evaluatorId"])
-        .execute();
-      const done = new Set(updated.map(spanKey));
-      recorded += done.size;
-      for (const { span, toGrade, result } of entries) {
-        if (toGrade && done.has(spanKey(span))) scored.push({ span, score: scoreOf(span, toGrade, result) });
-      }
+  const trx = context.db;
+  const scored: { span: ClaimedSpan; score: ScoreToRecord }[] = [];
+  let recorded = 0;
+  for (const entries of byResult.values()) {
+    const { grade, score, reason, error, judgeCalls } = (entries[0] as GradedSpan).result;
+    const updated = await trx
+      .updateTable("onlineEvaluations")
+      .set({
+        state: "done",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        gradedAt: context.now,
+        grade,
+        score,
+        reason,
+        error,
+        judgeCalls,
+      })
+      .where(keyIn(entries.map(({ span }) => span)))
+      .where("state", "<>", "done")
+      .returning(["spanId", "evaluatorId"])
+      .execute();
+    const done = new Set(updated.map(spanKey));
+    recorded += done.size;
+    for (const { span, toGrade, result } of entries) {
+      if (toGrade && done.has(spanKey(span))) scored.push({ span, score: scoreOf(span, toGrade, result) });
     }
-    await recordGradeScores({ ...context, db: trx }, scored);
-    return recorded;
-  });
+  }
+  await recordGradeScores(context, scored);
+  return recorded;
 }
 
 /** The score a grade becomes. */
