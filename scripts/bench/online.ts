@@ -15,12 +15,10 @@
  * Environment: BENCH_ONLINE_CONNECTIONS (default 10), BENCH_ONLINE_LAG_SECONDS (default 10; 3 with --quick).
  */
 
-import { readFileSync } from "node:fs";
-import { sql } from "kysely";
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import { createIdGenerator } from "../../apps/server/src/ids.ts";
 import { openStore } from "../../apps/server/src/store/open-store.ts";
-import type { Store } from "../../apps/server/src/store/store.ts";
+import { type Cpu, cpuMs, minus, NO_CPU, plus } from "./cpu.ts";
 import type { LoadJob, LoadResult } from "./load.ts";
 import { traceBodyTemplate } from "./payload.ts";
 import { startLoadGenerator, startPharos } from "./processes.ts";
@@ -209,55 +207,6 @@ export async function benchOnline(options: Options): Promise<string[]> {
   }
   return lines;
 }
-
-/**
- * CPU time in ms of the server process and, on PostgreSQL, of the backends of its database (this bench's own),
- * from /proc: less at the mercy of a shared machine's load than a rate is. A backend that exits between two
- * samples takes its time with it (the pool keeps its connections while the load runs).
- */
-async function cpuMs(serverPid: number | undefined, postgres: Store | undefined): Promise<Cpu> {
-  const pids: number[] = [];
-  if (postgres) {
-    const { rows } = await sql<{ pid: number }>`
-      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
-      postgres.db,
-    );
-    pids.push(...rows.map((row) => Number(row.pid)));
-  }
-  const ticksOf = (pid: number) => {
-    try {
-      const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-      return Number(fields[11]) + Number(fields[12]); // utime and stime (fields 14 and 15 of stat)
-    } catch {
-      return 0; // Gone, or no /proc.
-    }
-  };
-  const toMs = (ticks: number) => (ticks * 1000) / CLOCK_TICKS_PER_SECOND;
-  const server = serverPid === undefined ? 0 : toMs(ticksOf(serverPid));
-  const database = toMs(pids.reduce((sum, pid) => sum + ticksOf(pid), 0));
-  return { server, database, total: server + database };
-}
-
-interface Cpu {
-  server: number;
-  database: number;
-  total: number;
-}
-
-const minus = (a: Cpu, b: Cpu): Cpu => ({
-  server: a.server - b.server,
-  database: a.database - b.database,
-  total: a.total - b.total,
-});
-const plus = (a: Cpu, b: Cpu): Cpu => ({
-  server: a.server + b.server,
-  database: a.database + b.database,
-  total: a.total + b.total,
-});
-const NO_CPU: Cpu = { server: 0, database: 0, total: 0 };
-
-/** Linux's USER_HZ, which /proc/<pid>/stat counts in. */
-const CLOCK_TICKS_PER_SECOND = 100;
 
 const cpuScope = (store: StoreName) => (store === "postgres" ? "server and its database backends" : "server");
 

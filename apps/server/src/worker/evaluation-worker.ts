@@ -19,7 +19,7 @@ import { ComputedCellWorker } from "./computed-cell-worker.ts";
 import type { SpanToGrade } from "./grade-span.ts";
 import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases, spanKey } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
-import { type GradedSpan, recordSpanResults, recordSpanResultsAtOnce } from "./record-span-result.ts";
+import { type GradedSpan, recordSpanResults, recordUnclaimedSpanResults } from "./record-span-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -243,38 +243,32 @@ export class EvaluationWorker {
     return items.length + spans.length + gradedAtOnce;
   }
 
-  /** Grades and records, in one transaction, spans whose grading is a computation on the span alone. */
+  /** Grades spans whose grading is a computation on the span alone, and records them in one transaction. */
   private async gradeAtOnce(spans: readonly ClaimedSpan[]): Promise<number> {
     if (spans.length === 0) return 0;
     const { store, secrets, now, newId } = this.options;
     const { readSpansToGrade, gradeSpan, notGraded } = await loadOnlineGrading();
-    const recorded = await recordSpanResultsAtOnce(
-      { db: store.db, store, now: now(), newId },
-      spans,
-      async (db, held) => {
-        const read = await readSpansToGrade(db, held);
-        const graded: GradedSpan[] = [];
-        for (const span of held) {
-          const toGrade = read.get(spanKey(span));
-          const result = toGrade
-            ? await gradeSpan(
-                {
-                  db,
-                  secrets,
-                  call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
-                },
-                toGrade,
-                this.abort.signal,
-              ).catch(
-                // A failure is a result here: the span would otherwise fail the same way at every pass.
-                (error: unknown) => notGraded(`Grading failed: ${(error as Error).message}`),
-              )
-            : notGraded("The span is gone.");
-          graded.push({ span, toGrade, result });
-        }
-        return graded;
-      },
-    );
+    const read = await readSpansToGrade(store.db, spans);
+    const graded: GradedSpan[] = [];
+    for (const span of spans) {
+      const toGrade = read.get(spanKey(span));
+      const result = toGrade
+        ? await gradeSpan(
+            {
+              db: store.db,
+              secrets,
+              call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
+            },
+            toGrade,
+            this.abort.signal,
+          ).catch(
+            // A failure is a result here: the span would otherwise fail the same way at every pass.
+            (error: unknown) => notGraded(`Grading failed: ${(error as Error).message}`),
+          )
+        : notGraded("The span is gone.");
+      graded.push({ span, toGrade, result });
+    }
+    const recorded = await recordUnclaimedSpanResults({ db: store.db, store, now: now(), newId }, graded);
     this.gradedSpans += recorded;
     return recorded;
   }

@@ -29,10 +29,9 @@ export const spanKey = (span: { spanId: string; evaluatorId: string }) => `${spa
 
 /**
  * What a claim found: spans claimed (leased) to be graded by the worker, and spans of evaluators whose grading is
- * a computation on the span alone (no model, no sandbox), not claimed: the worker grades and records them in
- * one transaction that locks their rows (recordSpanResultsAtOnce). Their rows are updated once instead of twice
- * (claimed, then done): on PostgreSQL each update of an indexed column writes every index of the queue again,
- * most of the database's cost of a graded span.
+ * a computation on the span alone (no model, no sandbox), not claimed: the worker grades them at once and
+ * records those still free (recordUnclaimedSpanResults). Their rows are updated once instead of twice
+ * (claimed, then done): on PostgreSQL each update of an indexed column writes every index of the queue again.
  */
 export interface SpansToGrade {
   claimed: ClaimedSpan[];

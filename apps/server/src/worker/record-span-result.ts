@@ -42,38 +42,22 @@ export function recordSpanResults(context: SpanRecordContext, graded: readonly G
 }
 
 /**
- * Grades and records spans not claimed (SpansToGrade.atOnce) in one transaction: their rows still free are
- * locked (on PostgreSQL passing over rows another worker locks; SQLite's transaction holds the one writer),
- * `grade` grades those (reading them in the transaction), and their results are recorded as by
- * recordSpanResults. Returns how many were recorded.
+ * Records the grades of spans not claimed (SpansToGrade.atOnce), read and graded without a lock: each row is
+ * updated only while it is still free (pending, or its worker's lease ran out), so a row another worker claimed
+ * or graded meanwhile keeps that worker's grade; two workers grading the same row at once both compute, one
+ * records (the grade is a computation on the span: the same either way). Returns how many were recorded.
  */
-export function recordSpanResultsAtOnce(
-  context: SpanRecordContext,
-  spans: readonly ClaimedSpan[],
-  grade: (db: Kysely<Database>, spans: readonly ClaimedSpan[]) => Promise<GradedSpan[]>,
-): Promise<number> {
-  if (spans.length === 0) return Promise.resolve(0);
-  return context.store.transaction(context.db, async (trx) => {
-    const free = await context.store.sql.locks
-      .forUpdateSkipLocked(
-        trx
-          .selectFrom("onlineEvaluations")
-          .select(["spanId", "evaluatorId"])
-          .where(keyIn(spans))
-          .where(isFree(context.now)),
-      )
-      .execute();
-    const held = new Set(free.map(spanKey));
-    const graded = await grade(
-      trx,
-      spans.filter((span) => held.has(spanKey(span))),
-    );
-    return recordIn({ ...context, db: trx }, graded);
-  });
+export function recordUnclaimedSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
+  if (graded.length === 0) return Promise.resolve(0);
+  return context.store.transaction(context.db, (trx) => recordIn({ ...context, db: trx }, graded, "free"));
 }
 
 /** Records `graded` in the transaction `context.db` belongs to. */
-async function recordIn(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
+async function recordIn(
+  context: SpanRecordContext,
+  graded: readonly GradedSpan[],
+  rows: "not done" | "free" = "not done",
+): Promise<number> {
   const byResult = new Map<string, GradedSpan[]>();
   for (const entry of graded) {
     const { grade, score, reason, error, judgeCalls } = entry.result;
@@ -99,7 +83,7 @@ async function recordIn(context: SpanRecordContext, graded: readonly GradedSpan[
         judgeCalls,
       })
       .where(keyIn(entries.map(({ span }) => span)))
-      .where("state", "<>", "done")
+      .where(rows === "free" ? isFree(context.now) : (eb) => eb("state", "<>", "done"))
       .returning(["spanId", "evaluatorId"])
       .execute();
     const done = new Set(updated.map(spanKey));
