@@ -9,7 +9,9 @@
  */
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import { createIdGenerator } from "../../apps/server/src/ids.ts";
+import { openStore } from "../../apps/server/src/store/open-store.ts";
 import { startFakeProvider } from "../../apps/server/src/testing/fake-provider.ts";
+import { cpuMs } from "./cpu.ts";
 import { type Call, client } from "./evaluations.ts";
 import { rssMb, startPharos } from "./processes.ts";
 import { type Database, postgresDatabase, type StoreName, sqliteDatabase } from "./targets.ts";
@@ -98,7 +100,7 @@ export async function benchComputedColumns(options: Options): Promise<string[]> 
   const lines = [
     "",
     `Computed prompt cells: ${ROWS.toLocaleString("en")} rows, loopback provider answering after ${LATENCY_MS} ms, embedded worker`,
-    "store     concurrency   time       ideal (rows×latency÷concurrency)   ratio   cells/s  max in flight   server RSS",
+    "store     concurrency   time       ideal (rows×latency÷concurrency)   ratio   cells/s  max in flight   server RSS   CPU per cell (server + database, polling included)",
   ];
   try {
     for (const store of options.stores) {
@@ -127,9 +129,13 @@ export async function benchComputedColumns(options: Options): Promise<string[]> 
           fake.configure({ latencyMs: LATENCY_MS });
           fake.reset();
           options.log(`computed columns: ${store}, concurrency ${concurrency}: computing ${ROWS} cells`);
+          const reader = store === "postgres" ? openStore(database.url) : undefined;
+          const cpuBefore = await cpuMs(server.pid, reader);
           const measured = await timeCells(call, target).catch((error) => {
             throw new Error(`${(error as Error).message}; the server said:\n${server.output()}`);
           });
+          const cpuAfter = await cpuMs(server.pid, reader);
+          await reader?.close();
           const ideal = (ROWS * LATENCY_MS) / concurrency;
           lines.push(
             [
@@ -140,7 +146,9 @@ export async function benchComputedColumns(options: Options): Promise<string[]> 
               `${(measured.ms / ideal).toFixed(2)}×`.padEnd(8),
               `${Math.round((ROWS * 1000) / measured.ms)}`.padEnd(9),
               String(fake.maxInFlight).padEnd(16),
-              `${rssMb(server.pid).toFixed(0)} MB${measured.failed > 0 ? ` (${measured.failed} failed cells!)` : ""}`,
+              `${rssMb(server.pid).toFixed(0)} MB`.padEnd(13),
+              `${((cpuAfter.server - cpuBefore.server) / ROWS).toFixed(2)} + ${((cpuAfter.database - cpuBefore.database) / ROWS).toFixed(2)} ms`,
+              measured.failed > 0 ? ` (${measured.failed} failed cells!)` : "",
             ].join(""),
           );
         } finally {

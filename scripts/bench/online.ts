@@ -6,14 +6,19 @@
  *    every span queued) or a prompt without one (nothing queued), alternated round by round at the same
  *    connections. The queue backs up during the measure (the worker grades in the same process); the target
  *    is ≥ 0.9× the writes per second without.
+ *    Before each round's writes without evaluation the queue is drained, so grading left over does not slow
+ *    them; the CPU time the server (and its PostgreSQL backends) spend per request each way, grading and its
+ *    drain included, is printed too: a steadier measure than rates on a shared machine.
  * 2. The lag from commit to score at a steady 200 spans/s (40 traces of 5 spans a second): `gradedAt −
  *    queuedAt` of every span written, p50 and p99, once the backlog of (1) is drained.
  *
  * Environment: BENCH_ONLINE_CONNECTIONS (default 10), BENCH_ONLINE_LAG_SECONDS (default 10; 3 with --quick).
  */
+
 import { issueKey } from "../../apps/server/src/auth/api-keys.ts";
 import { createIdGenerator } from "../../apps/server/src/ids.ts";
 import { openStore } from "../../apps/server/src/store/open-store.ts";
+import { type Cpu, cpuMs, minus, NO_CPU, plus } from "./cpu.ts";
 import type { LoadJob, LoadResult } from "./load.ts";
 import { traceBodyTemplate } from "./payload.ts";
 import { startLoadGenerator, startPharos } from "./processes.ts";
@@ -109,17 +114,6 @@ export async function benchOnline(options: Options): Promise<string[]> {
           durationSeconds: options.writeSeconds,
           ...extra,
         });
-        const results: { without: LoadResult[]; with: LoadResult[] } = { without: [], with: [] };
-        for (let round = 0; round < options.rounds; round += 1) {
-          options.log(`online: ${store}, round ${round + 1}: without, then with evaluation`);
-          results.without.push(await loader.run(job(plain.id)));
-          results.with.push(await loader.run(job(graded.id)));
-        }
-        const rate = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.okPerSecond, 0) / runs.length;
-        const without = rate(results.without);
-        const withEvaluation = rate(results.with);
-
-        options.log(`online: ${store}: draining the backlog`);
         const pending = async () =>
           Number(
             (
@@ -130,9 +124,46 @@ export async function benchOnline(options: Options): Promise<string[]> {
                 .executeTakeFirstOrThrow()
             ).count,
           );
-        const drainStart = Date.now();
-        while ((await pending()) > 0 && Date.now() - drainStart < 300_000) await sleep(200);
-        const drainMs = Date.now() - drainStart;
+        const drain = async (maxMs: number) => {
+          const start = Date.now();
+          while ((await pending()) > 0 && Date.now() - start < maxMs) await sleep(200);
+          return Date.now() - start;
+        };
+        const cpu = () => cpuMs(server.pid, store === "postgres" ? reader : undefined);
+        const results: { without: LoadResult[]; with: LoadResult[] } = { without: [], with: [] };
+        const cpuSpent = { without: NO_CPU, with: NO_CPU };
+        for (let round = 0; round < options.rounds; round += 1) {
+          options.log(`online: ${store}, round ${round + 1}: without, then with evaluation`);
+          let before = await cpu();
+          results.without.push(await loader.run(job(plain.id)));
+          let after = await cpu();
+          cpuSpent.without = plus(cpuSpent.without, minus(after, before));
+          before = after;
+          results.with.push(await loader.run(job(graded.id)));
+          // The grading of this round's spans left for later counts here, and must not slow the next round's
+          // writes without evaluation (before the last round: the backlog's drain is timed below).
+          if (round < options.rounds - 1) await drain(60_000);
+          after = await cpu();
+          cpuSpent.with = plus(cpuSpent.with, minus(after, before));
+        }
+        const rate = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.okPerSecond, 0) / runs.length;
+        const without = rate(results.without);
+        const withEvaluation = rate(results.with);
+        const okOf = (runs: LoadResult[]) => runs.reduce((sum, run) => sum + run.ok, 0);
+
+        options.log(`online: ${store}: draining the backlog`);
+        const drainCpuBefore = await cpu();
+        const drainMs = await drain(300_000);
+        cpuSpent.with = plus(cpuSpent.with, minus(await cpu(), drainCpuBefore));
+        const perRequest = (spent: Cpu, runs: LoadResult[]) => spent.total / okOf(runs);
+        const cpuPerRequest = {
+          without: perRequest(cpuSpent.without, results.without),
+          with: perRequest(cpuSpent.with, results.with),
+        };
+        const split = (spent: Cpu, runs: LoadResult[]) =>
+          store === "postgres"
+            ? ` (server ${(spent.server / okOf(runs)).toFixed(1)} + database ${(spent.database / okOf(runs)).toFixed(1)})`
+            : "";
 
         options.log(`online: ${store}: lag at 200 spans/s`);
         const lagStart = Date.now();
@@ -162,6 +193,7 @@ export async function benchOnline(options: Options): Promise<string[]> {
             `${percentile(lags, 50).toFixed(0)} ms`.padEnd(11),
             `${percentile(lags, 99).toFixed(0)} ms`.padEnd(11),
             `${lags.length} of ${rows.length} (backlog of the ingestion measure drained in ${(drainMs / 1000).toFixed(1)} s)`,
+            `; CPU per request ${cpuPerRequest.without.toFixed(1)}${split(cpuSpent.without, results.without)} → ${cpuPerRequest.with.toFixed(1)}${split(cpuSpent.with, results.with)} ms (${(cpuPerRequest.with / cpuPerRequest.without).toFixed(2)}×, ${cpuScope(store)}, grading included)`,
           ].join(""),
         );
       } finally {
@@ -175,5 +207,7 @@ export async function benchOnline(options: Options): Promise<string[]> {
   }
   return lines;
 }
+
+const cpuScope = (store: StoreName) => (store === "postgres" ? "server and its database backends" : "server");
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

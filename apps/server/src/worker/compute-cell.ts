@@ -1,13 +1,14 @@
 /**
  * One computed cell, end to end (ADR 0020): read the column, the row and (for a `prompt` column) the prompt's
  * current draft, or the deployment the column names; run the prompt through its provider record, or send the api request; return the value or why
- * there is none. Read at compute time, so an edit of the prompt or row before a cell is computed takes effect.
+ * there is none. The row is read at compute time, the column's plan (prompt, provider) once per worker pass,
+ * so an edit of the prompt or row before a cell is computed takes effect.
  */
 import type { schemas } from "@pharos/contract";
-import type { Kysely } from "kysely";
+import type { Kysely, Selectable } from "kysely";
 import { costOf } from "../llm/call-cost.ts";
 import { callModel, ModelCallError } from "../llm/call-model.ts";
-import type { CallOptions } from "../llm/model-target.ts";
+import type { CallOptions, ModelTarget } from "../llm/model-target.ts";
 import type { SecretBox } from "../secrets/secret-box.ts";
 import type { StoredApiSettings } from "../services/datasets/column.ts";
 import type { PromptSnapshot } from "../services/deployments/deployment.ts";
@@ -41,23 +42,66 @@ type FailedCell = { value: null; error: string; latency: number; cost: number };
 
 const failed = (error: string, latency = 0, cost = 0): FailedCell => ({ value: null, error, latency, cost });
 
-/** Undefined when the cell's row or column is gone (its state went with it). */
-export async function computeCell(deps: CellDeps, key: CellKey, signal: AbortSignal): Promise<CellOutcome | undefined> {
+/**
+ * What every cell of a column needs, read once per pass of the worker (a claim's cells) rather than per cell:
+ * the column, its dataset's column names and, for a prompt column, the prompt version and its provider record
+ * with credentials opened, or why the column cannot run. Read again at the next pass, so an edit of the
+ * prompt, column or provider takes effect at the next claim.
+ */
+interface ColumnPlan {
+  column: Selectable<Database["datasetColumns"]>;
+  columns: { id: string; name: string }[];
+  prompt?: PromptPlan | FailedCell;
+}
+type PromptPlan = {
+  version: Pick<StoredDraft, "config" | "messages" | "tools">;
+  target: ModelTarget;
+};
+
+/** The plans of one pass, by column id (undefined: the column is gone). */
+export type ColumnPlans = Map<string, Promise<ColumnPlan | undefined>>;
+
+async function readColumnPlan(deps: CellDeps, key: CellKey): Promise<ColumnPlan | undefined> {
   const { db } = deps;
   const column = await db.selectFrom("datasetColumns").selectAll().where("id", "=", key.columnId).executeTakeFirst();
-  const row = await db.selectFrom("datasetRows").select("values").where("id", "=", key.rowId).executeTakeFirst();
-  if (!column || !row) return undefined;
+  if (!column) return undefined;
   const columns = await db
     .selectFrom("datasetColumns")
     .select(["id", "name"])
     .where("datasetId", "=", column.datasetId)
     .execute();
+  const prompt =
+    column.type === "prompt"
+      ? await readPromptPlan(deps, key, fromJson<schemas.PromptColumnSettings>(column.settings))
+      : undefined;
+  return { column, columns, ...(prompt && { prompt }) };
+}
+
+/**
+ * Undefined when the cell's row or column is gone (its state went with it). `plans` holds what the cells of
+ * the same pass share; a cell computed alone reads its own.
+ */
+export async function computeCell(
+  deps: CellDeps,
+  key: CellKey,
+  signal: AbortSignal,
+  plans: ColumnPlans = new Map(),
+): Promise<CellOutcome | undefined> {
+  let planned = plans.get(key.columnId);
+  if (!planned) {
+    planned = readColumnPlan(deps, key);
+    plans.set(key.columnId, planned);
+  }
+  const plan = await planned;
+  const row = await deps.db.selectFrom("datasetRows").select("values").where("id", "=", key.rowId).executeTakeFirst();
+  if (!plan || !row) return undefined;
+  const { column, columns } = plan;
   const values = valuesByColumnName(fromJson<Record<string, unknown>>(row.values), columns);
   const outcome =
     column.type === "api"
       ? await apiCell(deps, fromJson<StoredApiSettings>(column.settings), values)
-      : column.type === "prompt"
-        ? await promptCell(deps, key, fromJson<schemas.PromptColumnSettings>(column.settings), values, signal)
+      : plan.prompt
+        ? await promptCell(deps, plan.prompt, values, signal)
         : failed("A static column is not computed.");
   if (outcome.value !== null && outcome.value.length > MAX_CELL_CHARACTERS) {
     return failed(
@@ -115,13 +159,12 @@ async function deploymentVersion(
   };
 }
 
-async function promptCell(
+/** The column's prompt version and its model target, or why the column cannot run. */
+async function readPromptPlan(
   deps: CellDeps,
   key: CellKey,
   settings: schemas.PromptColumnSettings,
-  values: Record<string, string | null>,
-  signal: AbortSignal,
-): Promise<CellOutcome> {
+): Promise<PromptPlan | FailedCell> {
   const prompt = await deps.db
     .selectFrom("prompts")
     .select("draft")
@@ -133,21 +176,32 @@ async function promptCell(
     ? await deploymentVersion(deps.db, settings.promptId, settings.deploymentId)
     : fromJson<StoredDraft>(prompt.draft);
   if (!version) return failed(`The column's deployment ${settings.deploymentId} no longer exists.`);
+  const resolved = await resolveModelTarget(deps.db, deps.secrets, key.workspaceId, version.config);
+  if ("error" in resolved) return failed(`The prompt cannot run: ${resolved.error}.`);
+  return { version, target: resolved.target };
+}
+
+async function promptCell(
+  deps: CellDeps,
+  plan: PromptPlan | FailedCell,
+  values: Record<string, string | null>,
+  signal: AbortSignal,
+): Promise<CellOutcome> {
+  if (!("target" in plan)) return plan;
+  const { version, target } = plan;
   const { config, messages, tools } = version;
   const rendered = renderPrompt(messages, values);
   if ("missing" in rendered) {
     const names = rendered.missing.map((name) => `{{${name}}}`).join(", ");
     return failed(`The row has no value for the prompt variable${rendered.missing.length > 1 ? "s" : ""} ${names}.`);
   }
-  const resolved = await resolveModelTarget(deps.db, deps.secrets, key.workspaceId, config);
-  if ("error" in resolved) return failed(`The prompt cannot run: ${resolved.error}.`);
   try {
     const call = await callModel(
-      resolved.target,
+      target,
       { messages: rendered.messages, tools, settings: config.settings },
       { ...deps.call, signal },
     );
-    const cost = costOf(resolved.target, call.inputTokens, call.outputTokens) ?? 0;
+    const cost = costOf(target, call.inputTokens, call.outputTokens) ?? 0;
     return { value: call.text, error: null, latency: call.latencyMs, cost };
   } catch (error) {
     if (error instanceof ModelCallError) return failed(error.message);

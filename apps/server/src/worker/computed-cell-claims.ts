@@ -5,7 +5,7 @@
  * its lease, and the stale result is dropped. A cell waits while a cell of a lower stage of its row is pending
  * (a column it reads, queued by the same request).
  */
-import type { Kysely } from "kysely";
+import { type Kysely, sql } from "kysely";
 import { fromJson, toJson } from "../services/json.ts";
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
@@ -26,6 +26,16 @@ export interface CellClaimContext {
 export async function claimCells(context: CellClaimContext, limit: number): Promise<CellKey[]> {
   if (limit <= 0) return [];
   const { store, owner, now, leaseMs } = context;
+  // Every log write that queues spans wakes the workers: a plain read answers "nothing to do" without a
+  // transaction (on SQLite, `begin immediate` would take the writer the log writes need).
+  const waiting = await context.db
+    .selectFrom("datasetComputedCells")
+    .select("rowId")
+    .where("status", "=", "pending")
+    .where((eb) => eb.or([eb("leaseExpiresAt", "is", null), eb("leaseExpiresAt", "<", now)]))
+    .limit(1)
+    .executeTakeFirst();
+  if (!waiting) return [];
   return store.transaction(context.db, async (trx) => {
     const due = trx
       .selectFrom("datasetComputedCells as cell")
@@ -52,17 +62,22 @@ export async function claimCells(context: CellClaimContext, limit: number): Prom
       .orderBy("cell.columnId")
       .limit(limit);
     const cells = await store.sql.locks.forUpdateSkipLocked(due).execute();
-    for (const cell of cells) {
+    if (cells.length > 0) {
       await trx
         .updateTable("datasetComputedCells")
         .set({ leaseOwner: owner, leaseExpiresAt: now + leaseMs })
-        .where("rowId", "=", cell.rowId)
-        .where("columnId", "=", cell.columnId)
+        .where(cellKeyIn(cells))
         .execute();
     }
     return cells;
   });
 }
+
+/** The cells whose key is one of `keys` (a row value in a VALUES list, read through the primary key). */
+const cellKeyIn = (keys: readonly { rowId: string; columnId: string }[]) =>
+  sql<boolean>`(${sql.ref("rowId")}, ${sql.ref("columnId")}) in (values ${sql.join(
+    keys.map((key) => sql`(${key.rowId}, ${key.columnId})`),
+  )})`;
 
 /** A cell computed and waiting to be settled. */
 export interface ComputedCell {
@@ -87,29 +102,32 @@ export async function settleCells(context: CellClaimContext, cells: readonly Com
     if (datasetIds.length > 0) {
       await store.sql.locks.forUpdate(trx.selectFrom("datasets").select("id").where("id", "in", datasetIds)).execute();
     }
+    // The cells still held, locked, in one statement; then each row read and written once, whatever number
+    // of its cells the lot settles.
+    const held = await store.sql.locks
+      .forUpdate(
+        trx
+          .selectFrom("datasetComputedCells")
+          .select(["rowId", "columnId"])
+          .where(cellKeyIn(cells.map(({ key }) => key)))
+          .where("leaseOwner", "=", owner)
+          .where("status", "=", "pending"),
+      )
+      .execute();
+    const heldKeys = new Set(held.map((cell) => `${cell.rowId}/${cell.columnId}`));
+    const settling = cells.filter(({ key }) => heldKeys.has(`${key.rowId}/${key.columnId}`));
+    const rowIds = [...new Set(settling.filter(({ outcome }) => outcome.value !== null).map(({ key }) => key.rowId))];
+    const rows =
+      rowIds.length === 0
+        ? []
+        : await trx.selectFrom("datasetRows").select(["id", "values"]).where("id", "in", rowIds).execute();
+    const values = new Map(rows.map((row) => [row.id, fromJson<Record<string, unknown>>(row.values)]));
     let settled = 0;
-    for (const { key, outcome } of cells) {
-      const held = await store.sql.locks
-        .forUpdate(
-          trx
-            .selectFrom("datasetComputedCells")
-            .select("rowId")
-            .where("rowId", "=", key.rowId)
-            .where("columnId", "=", key.columnId)
-            .where("leaseOwner", "=", owner)
-            .where("status", "=", "pending"),
-        )
-        .executeTakeFirst();
-      if (!held) continue;
+    for (const { key, outcome } of settling) {
       if (outcome.value !== null) {
-        const row = await trx.selectFrom("datasetRows").select("values").where("id", "=", key.rowId).executeTakeFirst();
-        if (!row) continue;
-        const values = { ...fromJson<Record<string, unknown>>(row.values), [key.columnId]: outcome.value };
-        await trx
-          .updateTable("datasetRows")
-          .set({ values: toJson(values), updatedAt: now })
-          .where("id", "=", key.rowId)
-          .execute();
+        const rowValues = values.get(key.rowId);
+        if (!rowValues) continue;
+        rowValues[key.columnId] = outcome.value;
       }
       await trx
         .updateTable("datasetComputedCells")
@@ -126,6 +144,15 @@ export async function settleCells(context: CellClaimContext, cells: readonly Com
         .where("columnId", "=", key.columnId)
         .execute();
       settled += 1;
+    }
+    for (const rowId of rowIds) {
+      const rowValues = values.get(rowId);
+      if (!rowValues) continue;
+      await trx
+        .updateTable("datasetRows")
+        .set({ values: toJson(rowValues), updatedAt: now })
+        .where("id", "=", rowId)
+        .execute();
     }
     return settled;
   });

@@ -19,7 +19,7 @@ import { ComputedCellWorker } from "./computed-cell-worker.ts";
 import type { SpanToGrade } from "./grade-span.ts";
 import { type ClaimedSpan, claimSpans, releaseSpanLeases, renewSpanLeases, spanKey } from "./online-claims.ts";
 import { type FinishedRow, recordAndClaim } from "./record-result.ts";
-import { type GradedSpan, recordSpanResults } from "./record-span-result.ts";
+import { type GradedSpan, recordSpanResults, recordUnclaimedSpanResults } from "./record-span-result.ts";
 import { type RunPlan, readRunPlan } from "./run-plan.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -97,6 +97,8 @@ export class EvaluationWorker {
   private readonly spansInFlight = new Map<string, { span: ClaimedSpan; graded: Promise<void> }>();
   /** When live spans were last claimed (`performance.now()`: wall time, whatever the clock of records). */
   private lastSpanClaimAt = Number.NEGATIVE_INFINITY;
+  /** Until when the last pass deferred live spans to log writes (`performance.now()`). */
+  private deferredUntil = Number.NEGATIVE_INFINITY;
   /** Spans graded and waiting for the loop to record them (all of them in one transaction). */
   private gradedToRecord: GradedSpan[] = [];
   /** Rows evaluated and waiting for the loop to record them. */
@@ -130,10 +132,14 @@ export class EvaluationWorker {
     this.cells.start();
   }
 
-  /** Work may be waiting: look now instead of at the next poll. */
+  /**
+   * Work may be waiting: look now instead of at the next poll. Log writes call this for every write that queues
+   * spans: while the worker defers live spans to them, the end of the deferral wakes it instead (one pass per
+   * bound, not a pass and its queries per write, on the connections and, on SQLite, the writer they share).
+   */
   wake(): void {
-    this.wakeup.wake();
     this.cells.wake();
+    if (this.stopping || performance.now() >= this.deferredUntil) this.wakeup.wake();
   }
 
   /**
@@ -190,7 +196,7 @@ export class EvaluationWorker {
         if (this.finished.length > 0 || this.gradedToRecord.length > 0) continue;
         // Full: wait for a row to finish. Nothing to do: wait for the next poll or a wake-up.
         if (this.busySlots() >= this.options.concurrency) await this.wakeup.wait();
-        else if (!progressed) await this.wakeup.wait(this.pollMs);
+        else if (!progressed) await this.wakeup.wait(this.untilNextPass());
       }
     } finally {
       clearInterval(heartbeat);
@@ -220,24 +226,65 @@ export class EvaluationWorker {
     const limit = SPANS_IN_FLIGHT - this.spansInFlight.size;
     if (limit <= 0 || this.deferringToIngestion()) return items.length;
     this.lastSpanClaimAt = performance.now();
-    const spans = await claimSpans(
+    const { claimed: spans, atOnce } = await claimSpans(
       {
         ...this.context(),
         judgeCallsPerMinute: this.options.onlineJudgeCallsPerMinute ?? DEFAULT_ONLINE_JUDGE_CALLS_PER_MINUTE,
       },
       { limit, judgeLimit: Math.max(0, free - items.length) },
     );
-    if (spans.length === 0) return items.length;
+    const gradedAtOnce = await this.gradeAtOnce(atOnce);
+    if (spans.length === 0) return items.length + gradedAtOnce;
     const read = this.readClaimedSpans(spans);
-    for (const span of spans) this.spansInFlight.set(spanKey(span), { span, graded: this.grade(span, read) });
-    return items.length + spans.length;
+    const batch = { grading: spans.filter((span) => !span.judged).length };
+    for (const span of spans) {
+      this.spansInFlight.set(spanKey(span), { span, graded: this.grade(span, read, batch) });
+    }
+    return items.length + spans.length + gradedAtOnce;
+  }
+
+  /** Grades spans whose grading is a computation on the span alone, and records them in one transaction. */
+  private async gradeAtOnce(spans: readonly ClaimedSpan[]): Promise<number> {
+    if (spans.length === 0) return 0;
+    const { store, secrets, now, newId } = this.options;
+    const { readSpansToGrade, gradeSpan, notGraded } = await loadOnlineGrading();
+    const read = await readSpansToGrade(store.db, spans);
+    const graded: GradedSpan[] = [];
+    for (const span of spans) {
+      const toGrade = read.get(spanKey(span));
+      const result = toGrade
+        ? await gradeSpan(
+            {
+              db: store.db,
+              secrets,
+              call: { timeoutMs: this.options.providerTimeoutMs, maxRetries: this.options.providerMaxRetries },
+            },
+            toGrade,
+            this.abort.signal,
+          ).catch(
+            // A failure is a result here: the span would otherwise fail the same way at every pass.
+            (error: unknown) => notGraded(`Grading failed: ${(error as Error).message}`),
+          )
+        : notGraded("The span is gone.");
+      graded.push({ span, toGrade, result });
+    }
+    const recorded = await recordUnclaimedSpanResults({ db: store.db, store, now: now(), newId }, graded);
+    this.gradedSpans += recorded;
+    return recorded;
   }
 
   /** Whether log writes are busy and the last claim of live spans was less than the deferral bound ago. */
   private deferringToIngestion(): boolean {
     if (!this.options.ingestionBusy?.()) return false;
     const bound = this.options.maxIngestionDeferralMs ?? DEFAULT_MAX_INGESTION_DEFERRAL_MS;
-    return performance.now() - this.lastSpanClaimAt < bound;
+    this.deferredUntil = this.lastSpanClaimAt + bound;
+    return performance.now() < this.deferredUntil;
+  }
+
+  /** An idle loop's wait: the poll, or less when a deferral to log writes ends sooner. */
+  private untilNextPass(): number {
+    const deferral = Math.ceil(this.deferredUntil - performance.now());
+    return deferral > 0 ? Math.min(this.pollMs, deferral) : this.pollMs;
   }
 
   /** What grading needs of the claimed spans, read in one query. */
@@ -246,8 +293,17 @@ export class EvaluationWorker {
     return readSpansToGrade(this.options.store.db, spans);
   }
 
-  /** Grades one queued span (read with its claim) and hands its result to the loop to record. */
-  private async grade(span: ClaimedSpan, read: Promise<Map<string, SpanToGrade>>): Promise<void> {
+  /**
+   * Grades one queued span (read with its claim) and hands its result to the loop to record. The loop is woken
+   * when the last span of its claim not graded by a judge is graded (they finish together: one record and
+   * one claim for the lot, rather than a first one for the first spans graded and their few replacements),
+   * and by each judged one (a model call's time apart).
+   */
+  private async grade(
+    span: ClaimedSpan,
+    read: Promise<Map<string, SpanToGrade>>,
+    batch: { grading: number },
+  ): Promise<void> {
     const { store, secrets } = this.options;
     try {
       const { gradeSpan } = await loadOnlineGrading();
@@ -273,7 +329,8 @@ export class EvaluationWorker {
         this.options.logger.error({ err: error, ...span }, "grading a live span failed");
       }
     }
-    this.wake();
+    if (!span.judged) batch.grading -= 1;
+    if (span.judged || batch.grading === 0) this.wakeup.wake();
   }
 
   /** Records the rows evaluated since the last call, run by run, each with the claim of its replacements. */
@@ -346,7 +403,7 @@ export class EvaluationWorker {
         this.options.logger.error({ err: error, runId: item.runId, rowId: item.rowId }, "evaluating a row failed");
       }
     }
-    this.wake();
+    this.wakeup.wake();
   }
 
   private async plan(runId: string): Promise<RunPlan | undefined> {

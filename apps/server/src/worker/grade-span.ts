@@ -45,7 +45,13 @@ export interface SpanToGrade {
   evaluatorConfig: schemas.EvaluatorConfig;
 }
 
-const notGraded = (error: string): SpanGrade => ({ grade: "unknown", score: 0, reason: "", error, judgeCalls: 0 });
+export const notGraded = (error: string): SpanGrade => ({
+  grade: "unknown",
+  score: 0,
+  reason: "",
+  error,
+  judgeCalls: 0,
+});
 
 /**
  * What grading needs of each claimed span, in one query for the lot (a claim takes up to 50 spans: one read

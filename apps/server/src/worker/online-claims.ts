@@ -1,7 +1,7 @@
 /**
  * How workers share the queue of live spans (continuous evaluation, ADR 0016), beside evaluation run items:
- * a claim sets `state: claimed` with the worker's id and a lease on a queue row, by a conditional update per
- * row (pending, or claimed with an expired lease), so two workers never hold the same row while its lease
+ * a claim sets `state: claimed` with the worker's id and a lease on queue rows, by a conditional update (each
+ * row pending, or claimed with an expired lease), so two workers never hold the same row while its lease
  * runs, whatever the database. The grade is recorded with a conditional update too (record-span-result.ts):
  * a span graded twice (a worker that lost its lease and finished anyway) counts, and scores, once.
  *
@@ -13,10 +13,9 @@
  * evaluator's rows wait for a later claim, and other evaluators' rows go first.
  */
 import type { schemas } from "@pharos/contract";
-import { type Kysely, sql } from "kysely";
+import { type ExpressionBuilder, type Kysely, sql } from "kysely";
 import { fromJson } from "../services/json.ts";
 import type { Database } from "../store/schema.ts";
-import type { Store } from "../store/store.ts";
 
 export interface ClaimedSpan {
   spanId: string;
@@ -28,6 +27,25 @@ export interface ClaimedSpan {
 /** The key of a queue row: its span and evaluator. */
 export const spanKey = (span: { spanId: string; evaluatorId: string }) => `${span.spanId}/${span.evaluatorId}`;
 
+/**
+ * What a claim found: spans claimed (leased) to be graded by the worker, and spans of evaluators whose grading is
+ * a computation on the span alone (no model, no sandbox), not claimed: the worker grades them at once and
+ * records those still free (recordUnclaimedSpanResults). Their rows are updated once instead of twice
+ * (claimed, then done): on PostgreSQL each update of an indexed column writes every index of the queue again.
+ */
+export interface SpansToGrade {
+  claimed: ClaimedSpan[];
+  atOnce: ClaimedSpan[];
+}
+
+const GRADED_AT_ONCE: ReadonlySet<schemas.EvaluatorConfig["type"]> = new Set([
+  "text-matcher",
+  "json",
+  "cost",
+  "latency",
+  "response-length",
+]);
+
 /** How many of each a claim may take: spans in all, and spans whose grading calls a judge model. */
 export interface SpanClaimLimits {
   limit: number;
@@ -36,7 +54,6 @@ export interface SpanClaimLimits {
 
 export interface SpanClaimContext {
   db: Kysely<Database>;
-  store: Store;
   owner: string;
   now: number;
   leaseMs: number;
@@ -48,29 +65,38 @@ const MINUTE_MS = 60_000;
 const CANDIDATES_PER_ROW = 4;
 
 /**
- * Claims up to `limit` queued spans, of which at most `judgeLimit` call a judge model, the longest queued first
- * (a judged span beyond `judgeLimit` is passed over, not capped), in one transaction (one commit for the lot: on
- * SQLite every commit takes the one writer that log writes need too).
+ * Takes up to `limit` queued spans, of which at most `judgeLimit` call a judge model, the longest queued first
+ * (a judged span beyond `judgeLimit` is passed over, not capped); those graded at once are returned unclaimed
+ * (see SpansToGrade). The candidates are read, then the others claimed by one
+ * conditional update of them all (a statement per row was ~50 round trips per claim, most of the grader's cost
+ * on PostgreSQL, taken from ingestion in the same process): no transaction around them, since the update
+ * claims each row only if it is still free, whatever was read; on SQLite it is one commit, taking the one
+ * writer once.
  */
-export function claimSpans(context: SpanClaimContext, limits: SpanClaimLimits): Promise<ClaimedSpan[]> {
-  if (limits.limit <= 0) return Promise.resolve([]);
-  return context.store.transaction(context.db, (db) => claimSpansIn({ ...context, db }, limits));
-}
-
-async function claimSpansIn(context: SpanClaimContext, { limit, judgeLimit }: SpanClaimLimits): Promise<ClaimedSpan[]> {
+export async function claimSpans(context: SpanClaimContext, limits: SpanClaimLimits): Promise<SpansToGrade> {
+  const { limit, judgeLimit } = limits;
+  const claimed: ClaimedSpan[] = [];
+  const atOnce: ClaimedSpan[] = [];
+  if (limit <= 0) return { claimed, atOnce };
   let judgedClaimed = 0;
   const capped = new Set<string>();
-  const claimed: ClaimedSpan[] = [];
   const budgets = new Map<string, number>();
+  const taken = () => claimed.length + atOnce.length;
   // A second pass when the first skipped evaluators at their cap: their rows no longer hide the others'.
-  for (let pass = 0; pass < 2 && claimed.length < limit; pass += 1) {
-    const rows = await candidates(context, (limit - claimed.length) * CANDIDATES_PER_ROW, capped);
+  for (let pass = 0; pass < 2 && taken() < limit; pass += 1) {
+    const rows = await candidates(context, (limit - taken()) * CANDIDATES_PER_ROW, capped);
     if (rows.length === 0) break;
     let skipped = false;
+    const chosen: ClaimedSpan[] = [];
     for (const row of rows) {
-      if (claimed.length >= limit) break;
+      if (taken() + chosen.length >= limit) break;
       if (capped.has(row.evaluatorId)) continue;
-      const judged = fromJson<schemas.EvaluatorConfig>(row.config).type === "llm-as-a-judge";
+      const type = fromJson<schemas.EvaluatorConfig>(row.config).type;
+      if (GRADED_AT_ONCE.has(type)) {
+        atOnce.push({ spanId: row.spanId, evaluatorId: row.evaluatorId, judged: false });
+        continue;
+      }
+      const judged = type === "llm-as-a-judge";
       if (judged && judgedClaimed >= judgeLimit) continue;
       if (judged) {
         const budget = budgets.get(row.evaluatorId) ?? (await judgeBudget(context, row.evaluatorId));
@@ -79,18 +105,44 @@ async function claimSpansIn(context: SpanClaimContext, { limit, judgeLimit }: Sp
           skipped = true;
           continue;
         }
-        budgets.set(row.evaluatorId, budget);
-      }
-      if (!(await claimOne(context, row))) continue;
-      claimed.push({ spanId: row.spanId, evaluatorId: row.evaluatorId, judged });
-      if (judged) {
+        // Counted when chosen: a row another worker takes first leaves the budget lower than it is, never higher.
+        budgets.set(row.evaluatorId, budget - 1);
         judgedClaimed += 1;
-        budgets.set(row.evaluatorId, (budgets.get(row.evaluatorId) ?? 0) - 1);
       }
+      chosen.push({ spanId: row.spanId, evaluatorId: row.evaluatorId, judged });
     }
+    const won = await claimAll(context, chosen);
+    claimed.push(...chosen.filter((span) => won.has(spanKey(span))));
     if (!skipped) break;
   }
-  return claimed;
+  return { claimed, atOnce };
+}
+
+/**
+ * The rows whose key is one of `keys`: a row value compared with a VALUES list, which both databases read
+ * through the primary key.
+ */
+export const keyIn = (keys: readonly { spanId: string; evaluatorId: string }[]) =>
+  sql<boolean>`(${sql.ref("spanId")}, ${sql.ref("evaluatorId")}) in (values ${sql.join(
+    keys.map((key) => sql`(${key.spanId}, ${key.evaluatorId})`),
+  )})`;
+
+/** Rows free to take: pending, or claimed by a worker whose lease ran out. */
+export const isFree = (now: number) => (eb: ExpressionBuilder<Database, "onlineEvaluations">) =>
+  eb.or([eb("state", "=", "pending"), eb.and([eb("state", "=", "claimed"), eb("leaseExpiresAt", "<", now)])]);
+
+/** Claims the rows of `spans` still free; returns the keys it took. */
+async function claimAll(context: SpanClaimContext, spans: readonly ClaimedSpan[]): Promise<Set<string>> {
+  if (spans.length === 0) return new Set();
+  const { db, owner, now, leaseMs } = context;
+  const taken = await db
+    .updateTable("onlineEvaluations")
+    .set({ state: "claimed", leaseOwner: owner, leaseExpiresAt: now + leaseMs })
+    .where(keyIn(spans))
+    .where(isFree(now))
+    .returning(["spanId", "evaluatorId"])
+    .execute();
+  return new Set(taken.map(spanKey));
 }
 
 /**
@@ -135,20 +187,6 @@ async function judgeBudget(context: SpanClaimContext, evaluatorId: string): Prom
   return context.judgeCallsPerMinute - Number(used?.calls ?? 0) - Number(held?.rows ?? 0);
 }
 
-async function claimOne(context: SpanClaimContext, row: { spanId: string; evaluatorId: string }): Promise<boolean> {
-  const { db, owner, now, leaseMs } = context;
-  const result = await db
-    .updateTable("onlineEvaluations")
-    .set({ state: "claimed", leaseOwner: owner, leaseExpiresAt: now + leaseMs })
-    .where("spanId", "=", row.spanId)
-    .where("evaluatorId", "=", row.evaluatorId)
-    .where((eb) =>
-      eb.or([eb("state", "=", "pending"), eb.and([eb("state", "=", "claimed"), eb("leaseExpiresAt", "<", now)])]),
-    )
-    .executeTakeFirst();
-  return Number(result.numUpdatedRows) === 1;
-}
-
 /** Extends the lease of every queued span `owner` holds. */
 export async function renewSpanLeases(db: Kysely<Database>, owner: string, expiresAt: number): Promise<void> {
   await db
@@ -165,14 +203,12 @@ export async function releaseSpanLeases(
   owner: string,
   spans: readonly ClaimedSpan[],
 ): Promise<void> {
-  for (const span of spans) {
-    await db
-      .updateTable("onlineEvaluations")
-      .set({ state: "pending", leaseOwner: null, leaseExpiresAt: null })
-      .where("spanId", "=", span.spanId)
-      .where("evaluatorId", "=", span.evaluatorId)
-      .where("leaseOwner", "=", owner)
-      .where("state", "=", "claimed")
-      .execute();
-  }
+  if (spans.length === 0) return;
+  await db
+    .updateTable("onlineEvaluations")
+    .set({ state: "pending", leaseOwner: null, leaseExpiresAt: null })
+    .where(keyIn(spans))
+    .where("leaseOwner", "=", owner)
+    .where("state", "=", "claimed")
+    .execute();
 }

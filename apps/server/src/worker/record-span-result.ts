@@ -16,7 +16,7 @@ import { MAX_COMMENT_LENGTH, MAX_SCORE_NAME_LENGTH } from "../services/scores/sc
 import type { Database } from "../store/schema.ts";
 import type { Store } from "../store/store.ts";
 import type { SpanGrade, SpanToGrade } from "./grade-span.ts";
-import type { ClaimedSpan } from "./online-claims.ts";
+import { type ClaimedSpan, isFree, keyIn, spanKey } from "./online-claims.ts";
 
 export interface SpanRecordContext {
   db: Kysely<Database>;
@@ -32,40 +32,68 @@ export interface GradedSpan {
 }
 
 /**
- * Records several spans' results in one transaction (one commit): a conditional update per queue row, then the
- * scores of the rows this call made done in one statement (one score-config read for the lot). Returns how
- * many this call recorded.
+ * Records several spans' results in one transaction (one commit): one conditional update per distinct result
+ * (a deterministic evaluator gives most spans the same one, so a lot of 50 is one or two statements, not 50),
+ * then the scores of the rows this call made done in one statement (one score-config read for the lot).
+ * Returns how many this call recorded.
  */
 export function recordSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
-  return context.store.transaction(context.db, async (trx) => {
-    const scored: { span: ClaimedSpan; score: ScoreToRecord }[] = [];
-    let recorded = 0;
-    for (const { span, toGrade, result } of graded) {
-      const { grade, score, reason, error, judgeCalls } = result;
-      const updated = await trx
-        .updateTable("onlineEvaluations")
-        .set({
-          state: "done",
-          leaseOwner: null,
-          leaseExpiresAt: null,
-          gradedAt: context.now,
-          grade,
-          score,
-          reason,
-          error,
-          judgeCalls,
-        })
-        .where("spanId", "=", span.spanId)
-        .where("evaluatorId", "=", span.evaluatorId)
-        .where("state", "<>", "done")
-        .executeTakeFirst();
-      if (Number(updated.numUpdatedRows) !== 1) continue;
-      recorded += 1;
-      if (toGrade) scored.push({ span, score: scoreOf(span, toGrade, result) });
+  return context.store.transaction(context.db, (trx) => recordIn({ ...context, db: trx }, graded));
+}
+
+/**
+ * Records the grades of spans not claimed (SpansToGrade.atOnce), read and graded without a lock: each row is
+ * updated only while it is still free (pending, or its worker's lease ran out), so a row another worker claimed
+ * or graded meanwhile keeps that worker's grade; two workers grading the same row at once both compute, one
+ * records (the grade is a computation on the span: the same either way). Returns how many were recorded.
+ */
+export function recordUnclaimedSpanResults(context: SpanRecordContext, graded: readonly GradedSpan[]): Promise<number> {
+  if (graded.length === 0) return Promise.resolve(0);
+  return context.store.transaction(context.db, (trx) => recordIn({ ...context, db: trx }, graded, "free"));
+}
+
+/** Records `graded` in the transaction `context.db` belongs to. */
+async function recordIn(
+  context: SpanRecordContext,
+  graded: readonly GradedSpan[],
+  rows: "not done" | "free" = "not done",
+): Promise<number> {
+  const byResult = new Map<string, GradedSpan[]>();
+  for (const entry of graded) {
+    const { grade, score, reason, error, judgeCalls } = entry.result;
+    const same = JSON.stringify([grade, score, reason, error, judgeCalls]);
+    byResult.set(same, [...(byResult.get(same) ?? []), entry]);
+  }
+  const trx = context.db;
+  const scored: { span: ClaimedSpan; score: ScoreToRecord }[] = [];
+  let recorded = 0;
+  for (const entries of byResult.values()) {
+    const { grade, score, reason, error, judgeCalls } = (entries[0] as GradedSpan).result;
+    const updated = await trx
+      .updateTable("onlineEvaluations")
+      .set({
+        state: "done",
+        leaseOwner: null,
+        leaseExpiresAt: null,
+        gradedAt: context.now,
+        grade,
+        score,
+        reason,
+        error,
+        judgeCalls,
+      })
+      .where(keyIn(entries.map(({ span }) => span)))
+      .where(rows === "free" ? isFree(context.now) : (eb) => eb("state", "<>", "done"))
+      .returning(["spanId", "evaluatorId"])
+      .execute();
+    const done = new Set(updated.map(spanKey));
+    recorded += done.size;
+    for (const { span, toGrade, result } of entries) {
+      if (toGrade && done.has(spanKey(span))) scored.push({ span, score: scoreOf(span, toGrade, result) });
     }
-    await recordGradeScores({ ...context, db: trx }, scored);
-    return recorded;
-  });
+  }
+  await recordGradeScores(context, scored);
+  return recorded;
 }
 
 /** The score a grade becomes. */
