@@ -24,6 +24,7 @@ import { maskingAndRetention } from "./0015-masking-and-retention.ts";
 import { computedCells } from "./0016-computed-cells.ts";
 import { datasetRowSources } from "./0017-dataset-row-sources.ts";
 import { scoreRollups } from "./0020-score-rollups.ts";
+import { spanTraceIndex } from "./0022-span-trace-index.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -46,5 +47,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0016-computed-cells": computedCells(dialect),
     "0017-dataset-row-sources": datasetRowSources,
     "0020-score-rollups": scoreRollups(dialect),
+    "0022-span-trace-index": spanTraceIndex,
   };
 }
