@@ -1549,549 +1549,6 @@ export const LogTraceListSchema = z
 
 export type LogTraceList = z.infer<typeof LogTraceListSchema>
 
-export const LogSpanSummarySchema = z
-  .strictObject({
-    id: EntityIdSchema,
-    name: z.string().min(1).max(256),
-    status: LogStatusSchema,
-    contentType: z.string().min(1).max(64),
-    startedAt: TimestampSchema,
-    endedAt: TimestampSchema,
-    latency: z.number().min(0),
-    referenceId: z.string().max(128).nullable(),
-    parentReferenceId: z
-      .string()
-      .max(128)
-      .nullable()
-      .openapi({
-        description:
-          "The `referenceId` of the span's parent in the same trace; `null` for a root span.",
-      }),
-    promptId: z.union([EntityIdSchema, z.null().nullable()]),
-    model: z.string().max(256).nullable(),
-    provider: z.string().max(256).nullable(),
-    cost: z.number().min(0).nullable(),
-    promptTokens: z.number().min(0).nullable(),
-    completionTokens: z.number().min(0).nullable(),
-    totalTokens: z.number().min(0).nullable(),
-  })
-  .openapi({
-    description:
-      "A span without its content, attributes, tags, events or scores: what a trace's span tree and waterfall show for every span. The same fields mean what they mean in LogSpan; `model` and `provider` are those of Model and ModelStream content (`null` for other spans). Read a span in full with getLogSpan.",
-    required: [
-      'id',
-      'name',
-      'status',
-      'contentType',
-      'startedAt',
-      'endedAt',
-      'latency',
-      'referenceId',
-      'parentReferenceId',
-      'promptId',
-      'model',
-      'provider',
-      'cost',
-      'promptTokens',
-      'completionTokens',
-      'totalTokens',
-    ],
-    examples: [
-      {
-        id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
-        name: 'llm-call',
-        status: 'success',
-        contentType: 'Model',
-        startedAt: 1732190400100,
-        endedAt: 1732190401300,
-        latency: 1200,
-        referenceId: 'span-llm-1',
-        parentReferenceId: 'agent',
-        promptId: null,
-        model: 'gpt-4o-mini',
-        provider: 'openai',
-        cost: 0.000021,
-        promptTokens: 12,
-        completionTokens: 5,
-        totalTokens: 17,
-      },
-    ],
-  })
-  .openapi('LogSpanSummary')
-
-export type LogSpanSummary = z.infer<typeof LogSpanSummarySchema>
-
-export const LogTraceTreeSchema = z
-  .strictObject({ traceId: EntityIdSchema, spans: z.array(LogSpanSummarySchema).max(10000) })
-  .openapi({
-    description:
-      'Every span of one trace as a summary, oldest first (`startedAt`, then `id`). A trace holds at most 10,000 spans (createLogSpan and createLogTrace refuse more), so the list is always the whole trace.',
-    required: ['traceId', 'spans'],
-  })
-  .openapi('LogTraceTree')
-
-export type LogTraceTree = z.infer<typeof LogTraceTreeSchema>
-
-export const VariableModalitySchema = z
-  .enum(['text', 'image', 'pdf', 'api', 'prompt'])
-  .openapi({
-    description:
-      'Kind of value a prompt variable takes: `text`, an `image` (URL), a `pdf`, an `api` (fetched at run time) or a `prompt` (the output of another prompt).',
-    examples: ['text'],
-  })
-  .openapi('VariableModality')
-
-export type VariableModality = z.infer<typeof VariableModalitySchema>
-
-export const SpanVariableSchema = z
-  .strictObject({
-    modality: VariableModalitySchema,
-    value: z
-      .string()
-      .max(33554432)
-      .openapi({ description: "The variable's value; counts toward the 1 MB content limit." }),
-  })
-  .openapi({
-    description:
-      'Value a prompt variable took in a Model span, recorded for continuous evaluation and for building datasets from logs. `value` is the text, or the URL for `image` and `pdf` variables.',
-    required: ['modality', 'value'],
-    examples: [{ modality: 'text', value: 'Where is my order 8812?' }],
-  })
-  .openapi('SpanVariable')
-
-export type SpanVariable = z.infer<typeof SpanVariableSchema>
-
-export const SpanContentModelSchema = z
-  .strictObject({
-    type: z.literal('Model'),
-    provider: z
-      .string()
-      .min(1)
-      .max(200)
-      .openapi({
-        description:
-          'Provider name in lowercase, for example `openai` or `anthropic`; any name is accepted.',
-      }),
-    model: z
-      .string()
-      .min(1)
-      .max(200)
-      .openapi({
-        description: 'Model name as defined by the provider, for example `gpt-4o-mini`.',
-      }),
-    input: z
-      .string()
-      .max(33554432)
-      .openapi({ description: 'JSON text of the request sent to the model.' }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the model's response." }),
-    cost: z
-      .number()
-      .min(0)
-      .exactOptional()
-      .openapi({
-        description:
-          "Cost of the call in US dollars, as computed by the client. It becomes the span's `cost` and is added to the trace's `totalCost`; Pharos never derives a cost from prices.",
-      }),
-    variables: z
-      .record(z.string(), SpanVariableSchema)
-      .exactOptional()
-      .refine(...recordWithin({
-          maxProperties: 100,
-          propertyNames: { minLength: 1, maxLength: 128 },
-        })).openapi({
-        description:
-          'Values of the prompt variables used in this call, keyed by variable name (at most 100).',
-        ...{
-          maxProperties: 100,
-          propertyNames: { minLength: 1, maxLength: 128 },
-        },
-      }),
-  })
-  .openapi({
-    description:
-      'One call to an LLM. `input` and `output` hold JSON text: either the exact payloads exchanged with the provider, or the platform form, where `input` is `{"messages": PromptMessage[]}` and `output` is `{"messages": PromptMessage[], "tokenUsage": {"promptTokens", "completionTokens", "totalTokens"}}`. Only the platform `output.tokenUsage` feeds the span\'s token counts and the trace\'s token totals; a provider-native output leaves them `null`. Every string here that is documented as JSON must parse as JSON (otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'provider', 'model', 'input', 'output'],
-    examples: [
-      {
-        type: 'Model',
-        provider: 'openai',
-        model: 'gpt-4o-mini',
-        input:
-          '{"messages":[{"role":"user","content":[{"modality":"text","value":"Where is my order 8812?"}]}]}',
-        output:
-          '{"messages":[{"role":"assistant","content":[{"modality":"text","value":"It ships tomorrow."}]}],"tokenUsage":{"promptTokens":12,"completionTokens":5,"totalTokens":17}}',
-        cost: 0.000021,
-        variables: { question: { modality: 'text', value: 'Where is my order 8812?' } },
-      },
-    ],
-  })
-  .openapi('SpanContentModel')
-
-export type SpanContentModel = z.infer<typeof SpanContentModelSchema>
-
-export const SpanContentModelStreamSchema = z
-  .strictObject({
-    type: z.literal('ModelStream'),
-    provider: z.string().min(1).max(200).openapi({ description: 'Provider name in lowercase.' }),
-    model: z
-      .string()
-      .min(1)
-      .max(200)
-      .openapi({ description: 'Model name as defined by the provider.' }),
-    input: z
-      .string()
-      .max(33554432)
-      .openapi({ description: 'JSON text of the request sent to the model.' }),
-    output: z
-      .string()
-      .max(33554432)
-      .openapi({
-        description: 'The raw text of this one streamed chunk (any string, not necessarily JSON).',
-      }),
-    aggregateOutput: z
-      .string()
-      .max(33554432)
-      .openapi({
-        description: 'JSON text of the response accumulated up to and including this chunk.',
-      }),
-  })
-  .openapi({
-    description:
-      "One chunk of a streamed LLM response. Link it to its `Model` span by setting the stream span's `parentReferenceId` to the Model span's `referenceId`. Stream spans carry no cost and no token counts and are not added to trace totals (the parent Model span holds them), so nothing is counted twice.",
-    required: ['type', 'provider', 'model', 'input', 'output', 'aggregateOutput'],
-    examples: [
-      {
-        type: 'ModelStream',
-        provider: 'openai',
-        model: 'gpt-4o-mini',
-        input: '{"messages":[{"role":"user","content":[{"modality":"text","value":"Hi"}]}]}',
-        output: 'data: {"choices":[{"delta":{"content":"Hel"}}]}',
-        aggregateOutput:
-          '{"messages":[{"role":"assistant","content":[{"modality":"text","value":"Hel"}]}]}',
-      },
-    ],
-  })
-  .openapi('SpanContentModelStream')
-
-export type SpanContentModelStream = z.infer<typeof SpanContentModelStreamSchema>
-
-export const SpanContentFunctionSchema = z
-  .strictObject({
-    type: z.literal('Function'),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      'A call to a function of the application (business logic, parsing, post-processing). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'input', 'output'],
-    examples: [
-      { type: 'Function', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
-    ],
-  })
-  .openapi('SpanContentFunction')
-
-export type SpanContentFunction = z.infer<typeof SpanContentFunctionSchema>
-
-export const SpanContentToolSchema = z
-  .strictObject({
-    type: z.literal('Tool'),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      'A tool invoked on behalf of the model (for example the execution of a tool call). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'input', 'output'],
-    examples: [{ type: 'Tool', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' }],
-  })
-  .openapi('SpanContentTool')
-
-export type SpanContentTool = z.infer<typeof SpanContentToolSchema>
-
-export const SpanContentGuardrailSchema = z
-  .strictObject({
-    type: z.literal('Guardrail'),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      'A safety or policy check on an input or output. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'input', 'output'],
-    examples: [
-      { type: 'Guardrail', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
-    ],
-  })
-  .openapi('SpanContentGuardrail')
-
-export type SpanContentGuardrail = z.infer<typeof SpanContentGuardrailSchema>
-
-export const SpanContentRetrievalSchema = z
-  .strictObject({
-    type: z.literal('Retrieval'),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      'A retrieval step, such as a vector search or a database lookup feeding the prompt. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'input', 'output'],
-    examples: [
-      { type: 'Retrieval', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
-    ],
-  })
-  .openapi('SpanContentRetrieval')
-
-export type SpanContentRetrieval = z.infer<typeof SpanContentRetrievalSchema>
-
-export const SpanContentEmbeddingsSchema = z
-  .strictObject({
-    type: z.literal('Embeddings'),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      'A call that computes embeddings. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'input', 'output'],
-    examples: [
-      { type: 'Embeddings', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
-    ],
-  })
-  .openapi('SpanContentEmbeddings')
-
-export type SpanContentEmbeddings = z.infer<typeof SpanContentEmbeddingsSchema>
-
-export const SpanContentOtherSchema = z
-  .strictObject({
-    type: z.literal('Other'),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      'Any other step. Custom kinds can also be sent under their own type name (SpanContentCustom). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
-    required: ['type', 'input', 'output'],
-    examples: [{ type: 'Other', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' }],
-  })
-  .openapi('SpanContentOther')
-
-export type SpanContentOther = z.infer<typeof SpanContentOtherSchema>
-
-export const SpanContentSchema = z
-  .discriminatedUnion('type', [
-    SpanContentModelSchema,
-    SpanContentModelStreamSchema,
-    SpanContentFunctionSchema,
-    SpanContentToolSchema,
-    SpanContentGuardrailSchema,
-    SpanContentRetrievalSchema,
-    SpanContentEmbeddingsSchema,
-    SpanContentOtherSchema,
-  ])
-  .openapi({
-    description:
-      'Typed content of a span, discriminated by `type`: `Model` (an LLM call), `ModelStream` (one streamed chunk of it), `Function`, `Tool`, `Guardrail`, `Retrieval`, `Embeddings` and `Other`. Custom kinds use SpanContentCustom. Serialized as UTF-8 JSON, the content must not exceed 1 MB (1,048,576 bytes); larger content is 413 PAYLOAD_TOO_LARGE (the `maxLength` shown on its strings is only the 32 MB request body limit, so an oversized content is never reported as a 400).',
-    examples: [
-      {
-        type: 'Tool',
-        input: '{"name":"lookup_order","arguments":{"orderId":"8812"}}',
-        output: '{"status":"shipped"}',
-      },
-    ],
-  })
-  .openapi('SpanContent')
-
-export type SpanContent = z.infer<typeof SpanContentSchema>
-
-export const SpanContentCustomSchema = z
-  .strictObject({
-    type: z
-      .string()
-      .regex(
-        /^(?!(?:Model|ModelStream|Function|Tool|Guardrail|Retrieval|Embeddings|Other)$)[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
-        { abort: true },
-      )
-      .min(1)
-      .max(64)
-      .openapi({ description: 'Name of the custom span kind.' }),
-    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
-    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
-  })
-  .openapi({
-    description:
-      "Content of a span whose kind is not one of the eight built-in types: `type` is the custom kind's name (1 to 64 characters, a letter first, then letters, digits, `_`, `.` or `-`; the eight built-in names are excluded, so a `Model` object missing a field is rejected rather than taken as custom). It carries `input` and `output` JSON text like `Other`, is stored and returned under its own name (the span's `contentType`), and contributes no cost or tokens. `Other` remains the portable choice for clients that only know the built-in types.",
-    required: ['type', 'input', 'output'],
-    examples: [{ type: 'Reranker', input: '{"documents":12}', output: '{"kept":3}' }],
-  })
-  .openapi('SpanContentCustom')
-
-export type SpanContentCustom = z.infer<typeof SpanContentCustomSchema>
-
-export const LogSpanContentSchema = z
-  .union([SpanContentSchema, SpanContentCustomSchema])
-  .openapi({
-    description:
-      'Content of a stored span: a built-in SpanContent, or a SpanContentCustom for a custom kind.',
-    examples: [{ type: 'Other', input: '{}', output: '{}' }],
-  })
-  .openapi('LogSpanContent')
-
-export type LogSpanContent = z.infer<typeof LogSpanContentSchema>
-
-export const LogEventsSchema = z
-  .array(z.string().max(16384))
-  .max(100)
-  .openapi({
-    description:
-      'Events that occurred during a span, in the order the client gives them: at most 100 strings of at most 16,384 characters each (often a JSON object serialized by the client). Stored verbatim; not counted in the 1 MB content limit.',
-    examples: [['{"name":"retry","at":1732190400150}']],
-  })
-  .openapi('LogEvents')
-
-export type LogEvents = z.infer<typeof LogEventsSchema>
-
-export const LogSpanSchema = z
-  .strictObject({
-    id: EntityIdSchema,
-    name: z.string().min(1).max(256),
-    status: LogStatusSchema,
-    contentType: z
-      .string()
-      .min(1)
-      .max(64)
-      .openapi({
-        description: "The content's `type`, one of the eight built-in types or a custom name.",
-      }),
-    startedAt: TimestampSchema,
-    endedAt: TimestampSchema,
-    latency: z.number().min(0).openapi({ description: '`endedAt − startedAt`, in milliseconds.' }),
-    logTraceId: EntityIdSchema.openapi({ description: 'Id of the trace the span belongs to.' }),
-    promptId: z.union([EntityIdSchema, z.null().nullable()]),
-    deploymentId: z.union([EntityIdSchema, z.null().nullable()]),
-    referenceId: z.string().max(128).nullable(),
-    parentReferenceId: z.string().max(128).nullable(),
-    sessionId: z.string().max(128).nullable(),
-    cost: z
-      .number()
-      .min(0)
-      .nullable()
-      .openapi({
-        description:
-          "The Model content's `cost` in US dollars; `null` for other spans or when not given.",
-      }),
-    promptTokens: z
-      .number()
-      .min(0)
-      .nullable()
-      .openapi({
-        description:
-          '`output.tokenUsage.promptTokens` of a Model span in platform form; otherwise `null`.',
-      }),
-    completionTokens: z
-      .number()
-      .min(0)
-      .nullable()
-      .openapi({
-        description:
-          '`output.tokenUsage.completionTokens` of a Model span in platform form; otherwise `null`.',
-      }),
-    totalTokens: z
-      .number()
-      .min(0)
-      .nullable()
-      .openapi({
-        description:
-          '`output.tokenUsage.totalTokens` of a Model span in platform form; otherwise `null`.',
-      }),
-    content: z
-      .string()
-      .max(1048576)
-      .openapi({ description: 'The content as compact JSON text (at most 1 MB).' }),
-    parsedContent: LogSpanContentSchema,
-    attributes: LogAttributesSchema,
-    tags: LogTagsSchema,
-    events: LogEventsSchema,
-    scores: z
-      .array(LogScoreSummarySchema)
-      .max(50)
-      .openapi({
-        description:
-          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
-      }),
-    createdAt: TimestampSchema,
-    updatedAt: TimestampSchema,
-  })
-  .openapi({
-    description:
-      "A stored span as returned by search. Every field is present; optional inputs that were not given are `null` or empty (`attributes`, `tags`, `events`). `content` is the stored JSON text of the content and `parsedContent` the same content as an object. `status` and `deploymentId` are returned in addition to the fields of the hosted service's span item.",
-    required: [
-      'id',
-      'name',
-      'status',
-      'contentType',
-      'startedAt',
-      'endedAt',
-      'latency',
-      'logTraceId',
-      'scores',
-      'promptId',
-      'deploymentId',
-      'referenceId',
-      'parentReferenceId',
-      'sessionId',
-      'cost',
-      'promptTokens',
-      'completionTokens',
-      'totalTokens',
-      'content',
-      'parsedContent',
-      'attributes',
-      'tags',
-      'events',
-      'createdAt',
-      'updatedAt',
-    ],
-    examples: [
-      {
-        id: 'span_01JD8Q9F5G7H9J1K3M5N7P9Q1R',
-        name: 'lookup_order',
-        status: 'success',
-        contentType: 'Tool',
-        startedAt: 1732190401400,
-        endedAt: 1732190401450,
-        latency: 50,
-        logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
-        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
-        promptId: null,
-        deploymentId: null,
-        referenceId: 'span-tool-1',
-        parentReferenceId: null,
-        sessionId: null,
-        cost: null,
-        promptTokens: null,
-        completionTokens: null,
-        totalTokens: null,
-        content:
-          '{"type":"Tool","input":"{\\"orderId\\":\\"8812\\"}","output":"{\\"status\\":\\"shipped\\"}"}',
-        parsedContent: {
-          type: 'Tool',
-          input: '{"orderId":"8812"}',
-          output: '{"status":"shipped"}',
-        },
-        attributes: {},
-        tags: [],
-        events: [],
-        createdAt: 1732190401500,
-        updatedAt: 1732190401500,
-      },
-    ],
-  })
-  .openapi('LogSpan')
-
-export type LogSpan = z.infer<typeof LogSpanSchema>
-
 export const LogUserListSchema = z
   .strictObject({ users: z.array(LogGroupTotalsSchema).max(200), pagination: PaginationSchema })
   .openapi({
@@ -3306,6 +2763,17 @@ export const PromptConfigSchema = z
   .openapi('PromptConfig')
 
 export type PromptConfig = z.infer<typeof PromptConfigSchema>
+
+export const VariableModalitySchema = z
+  .enum(['text', 'image', 'pdf', 'api', 'prompt'])
+  .openapi({
+    description:
+      'Kind of value a prompt variable takes: `text`, an `image` (URL), a `pdf`, an `api` (fetched at run time) or a `prompt` (the output of another prompt).',
+    examples: ['text'],
+  })
+  .openapi('VariableModality')
+
+export type VariableModality = z.infer<typeof VariableModalitySchema>
 
 export const PromptVariableMapSchema = z
   .record(
@@ -6119,6 +5587,303 @@ export const SpanStatusInputSchema = z
 
 export type SpanStatusInput = z.infer<typeof SpanStatusInputSchema>
 
+export const SpanVariableSchema = z
+  .strictObject({
+    modality: VariableModalitySchema,
+    value: z
+      .string()
+      .max(33554432)
+      .openapi({ description: "The variable's value; counts toward the 1 MB content limit." }),
+  })
+  .openapi({
+    description:
+      'Value a prompt variable took in a Model span, recorded for continuous evaluation and for building datasets from logs. `value` is the text, or the URL for `image` and `pdf` variables.',
+    required: ['modality', 'value'],
+    examples: [{ modality: 'text', value: 'Where is my order 8812?' }],
+  })
+  .openapi('SpanVariable')
+
+export type SpanVariable = z.infer<typeof SpanVariableSchema>
+
+export const SpanContentModelSchema = z
+  .strictObject({
+    type: z.literal('Model'),
+    provider: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({
+        description:
+          'Provider name in lowercase, for example `openai` or `anthropic`; any name is accepted.',
+      }),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({
+        description: 'Model name as defined by the provider, for example `gpt-4o-mini`.',
+      }),
+    input: z
+      .string()
+      .max(33554432)
+      .openapi({ description: 'JSON text of the request sent to the model.' }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the model's response." }),
+    cost: z
+      .number()
+      .min(0)
+      .exactOptional()
+      .openapi({
+        description:
+          "Cost of the call in US dollars, as computed by the client. It becomes the span's `cost` and is added to the trace's `totalCost`; Pharos never derives a cost from prices.",
+      }),
+    variables: z
+      .record(z.string(), SpanVariableSchema)
+      .exactOptional()
+      .refine(...recordWithin({
+          maxProperties: 100,
+          propertyNames: { minLength: 1, maxLength: 128 },
+        })).openapi({
+        description:
+          'Values of the prompt variables used in this call, keyed by variable name (at most 100).',
+        ...{
+          maxProperties: 100,
+          propertyNames: { minLength: 1, maxLength: 128 },
+        },
+      }),
+  })
+  .openapi({
+    description:
+      'One call to an LLM. `input` and `output` hold JSON text: either the exact payloads exchanged with the provider, or the platform form, where `input` is `{"messages": PromptMessage[]}` and `output` is `{"messages": PromptMessage[], "tokenUsage": {"promptTokens", "completionTokens", "totalTokens"}}`. Only the platform `output.tokenUsage` feeds the span\'s token counts and the trace\'s token totals; a provider-native output leaves them `null`. Every string here that is documented as JSON must parse as JSON (otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'provider', 'model', 'input', 'output'],
+    examples: [
+      {
+        type: 'Model',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        input:
+          '{"messages":[{"role":"user","content":[{"modality":"text","value":"Where is my order 8812?"}]}]}',
+        output:
+          '{"messages":[{"role":"assistant","content":[{"modality":"text","value":"It ships tomorrow."}]}],"tokenUsage":{"promptTokens":12,"completionTokens":5,"totalTokens":17}}',
+        cost: 0.000021,
+        variables: { question: { modality: 'text', value: 'Where is my order 8812?' } },
+      },
+    ],
+  })
+  .openapi('SpanContentModel')
+
+export type SpanContentModel = z.infer<typeof SpanContentModelSchema>
+
+export const SpanContentModelStreamSchema = z
+  .strictObject({
+    type: z.literal('ModelStream'),
+    provider: z.string().min(1).max(200).openapi({ description: 'Provider name in lowercase.' }),
+    model: z
+      .string()
+      .min(1)
+      .max(200)
+      .openapi({ description: 'Model name as defined by the provider.' }),
+    input: z
+      .string()
+      .max(33554432)
+      .openapi({ description: 'JSON text of the request sent to the model.' }),
+    output: z
+      .string()
+      .max(33554432)
+      .openapi({
+        description: 'The raw text of this one streamed chunk (any string, not necessarily JSON).',
+      }),
+    aggregateOutput: z
+      .string()
+      .max(33554432)
+      .openapi({
+        description: 'JSON text of the response accumulated up to and including this chunk.',
+      }),
+  })
+  .openapi({
+    description:
+      "One chunk of a streamed LLM response. Link it to its `Model` span by setting the stream span's `parentReferenceId` to the Model span's `referenceId`. Stream spans carry no cost and no token counts and are not added to trace totals (the parent Model span holds them), so nothing is counted twice.",
+    required: ['type', 'provider', 'model', 'input', 'output', 'aggregateOutput'],
+    examples: [
+      {
+        type: 'ModelStream',
+        provider: 'openai',
+        model: 'gpt-4o-mini',
+        input: '{"messages":[{"role":"user","content":[{"modality":"text","value":"Hi"}]}]}',
+        output: 'data: {"choices":[{"delta":{"content":"Hel"}}]}',
+        aggregateOutput:
+          '{"messages":[{"role":"assistant","content":[{"modality":"text","value":"Hel"}]}]}',
+      },
+    ],
+  })
+  .openapi('SpanContentModelStream')
+
+export type SpanContentModelStream = z.infer<typeof SpanContentModelStreamSchema>
+
+export const SpanContentFunctionSchema = z
+  .strictObject({
+    type: z.literal('Function'),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      'A call to a function of the application (business logic, parsing, post-processing). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'input', 'output'],
+    examples: [
+      { type: 'Function', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
+    ],
+  })
+  .openapi('SpanContentFunction')
+
+export type SpanContentFunction = z.infer<typeof SpanContentFunctionSchema>
+
+export const SpanContentToolSchema = z
+  .strictObject({
+    type: z.literal('Tool'),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      'A tool invoked on behalf of the model (for example the execution of a tool call). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'input', 'output'],
+    examples: [{ type: 'Tool', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' }],
+  })
+  .openapi('SpanContentTool')
+
+export type SpanContentTool = z.infer<typeof SpanContentToolSchema>
+
+export const SpanContentGuardrailSchema = z
+  .strictObject({
+    type: z.literal('Guardrail'),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      'A safety or policy check on an input or output. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'input', 'output'],
+    examples: [
+      { type: 'Guardrail', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
+    ],
+  })
+  .openapi('SpanContentGuardrail')
+
+export type SpanContentGuardrail = z.infer<typeof SpanContentGuardrailSchema>
+
+export const SpanContentRetrievalSchema = z
+  .strictObject({
+    type: z.literal('Retrieval'),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      'A retrieval step, such as a vector search or a database lookup feeding the prompt. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'input', 'output'],
+    examples: [
+      { type: 'Retrieval', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
+    ],
+  })
+  .openapi('SpanContentRetrieval')
+
+export type SpanContentRetrieval = z.infer<typeof SpanContentRetrievalSchema>
+
+export const SpanContentEmbeddingsSchema = z
+  .strictObject({
+    type: z.literal('Embeddings'),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      'A call that computes embeddings. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'input', 'output'],
+    examples: [
+      { type: 'Embeddings', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' },
+    ],
+  })
+  .openapi('SpanContentEmbeddings')
+
+export type SpanContentEmbeddings = z.infer<typeof SpanContentEmbeddingsSchema>
+
+export const SpanContentOtherSchema = z
+  .strictObject({
+    type: z.literal('Other'),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      'Any other step. Custom kinds can also be sent under their own type name (SpanContentCustom). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).',
+    required: ['type', 'input', 'output'],
+    examples: [{ type: 'Other', input: '{"query":"order 8812"}', output: '{"status":"shipped"}' }],
+  })
+  .openapi('SpanContentOther')
+
+export type SpanContentOther = z.infer<typeof SpanContentOtherSchema>
+
+export const SpanContentSchema = z
+  .discriminatedUnion('type', [
+    SpanContentModelSchema,
+    SpanContentModelStreamSchema,
+    SpanContentFunctionSchema,
+    SpanContentToolSchema,
+    SpanContentGuardrailSchema,
+    SpanContentRetrievalSchema,
+    SpanContentEmbeddingsSchema,
+    SpanContentOtherSchema,
+  ])
+  .openapi({
+    description:
+      'Typed content of a span, discriminated by `type`: `Model` (an LLM call), `ModelStream` (one streamed chunk of it), `Function`, `Tool`, `Guardrail`, `Retrieval`, `Embeddings` and `Other`. Custom kinds use SpanContentCustom. Serialized as UTF-8 JSON, the content must not exceed 1 MB (1,048,576 bytes); larger content is 413 PAYLOAD_TOO_LARGE (the `maxLength` shown on its strings is only the 32 MB request body limit, so an oversized content is never reported as a 400).',
+    examples: [
+      {
+        type: 'Tool',
+        input: '{"name":"lookup_order","arguments":{"orderId":"8812"}}',
+        output: '{"status":"shipped"}',
+      },
+    ],
+  })
+  .openapi('SpanContent')
+
+export type SpanContent = z.infer<typeof SpanContentSchema>
+
+export const SpanContentCustomSchema = z
+  .strictObject({
+    type: z
+      .string()
+      .regex(
+        /^(?!(?:Model|ModelStream|Function|Tool|Guardrail|Retrieval|Embeddings|Other)$)[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
+        { abort: true },
+      )
+      .min(1)
+      .max(64)
+      .openapi({ description: 'Name of the custom span kind.' }),
+    input: z.string().max(33554432).openapi({ description: "JSON text of the step's input." }),
+    output: z.string().max(33554432).openapi({ description: "JSON text of the step's output." }),
+  })
+  .openapi({
+    description:
+      "Content of a span whose kind is not one of the eight built-in types: `type` is the custom kind's name (1 to 64 characters, a letter first, then letters, digits, `_`, `.` or `-`; the eight built-in names are excluded, so a `Model` object missing a field is rejected rather than taken as custom). It carries `input` and `output` JSON text like `Other`, is stored and returned under its own name (the span's `contentType`), and contributes no cost or tokens. `Other` remains the portable choice for clients that only know the built-in types.",
+    required: ['type', 'input', 'output'],
+    examples: [{ type: 'Reranker', input: '{"documents":12}', output: '{"kept":3}' }],
+  })
+  .openapi('SpanContentCustom')
+
+export type SpanContentCustom = z.infer<typeof SpanContentCustomSchema>
+
+export const LogSpanContentSchema = z
+  .union([SpanContentSchema, SpanContentCustomSchema])
+  .openapi({
+    description:
+      'Content of a stored span: a built-in SpanContent, or a SpanContentCustom for a custom kind.',
+    examples: [{ type: 'Other', input: '{}', output: '{}' }],
+  })
+  .openapi('LogSpanContent')
+
+export type LogSpanContent = z.infer<typeof LogSpanContentSchema>
+
 export const LogSpanContentInputSchema = z
   .union([
     LogSpanContentSchema,
@@ -6145,6 +5910,18 @@ export const LogSpanContentInputSchema = z
   .openapi('LogSpanContentInput')
 
 export type LogSpanContentInput = z.infer<typeof LogSpanContentInputSchema>
+
+export const LogEventsSchema = z
+  .array(z.string().max(16384))
+  .max(100)
+  .openapi({
+    description:
+      'Events that occurred during a span, in the order the client gives them: at most 100 strings of at most 16,384 characters each (often a JSON object serialized by the client). Stored verbatim; not counted in the 1 MB content limit.',
+    examples: [['{"name":"retry","at":1732190400150}']],
+  })
+  .openapi('LogEvents')
+
+export type LogEvents = z.infer<typeof LogEventsSchema>
 
 export const LogSpanInputSchema = z
   .strictObject({
@@ -6777,6 +6554,146 @@ export const LogTraceExportLineSchema = z
 
 export type LogTraceExportLine = z.infer<typeof LogTraceExportLineSchema>
 
+export const LogSpanSchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(256),
+    status: LogStatusSchema,
+    contentType: z
+      .string()
+      .min(1)
+      .max(64)
+      .openapi({
+        description: "The content's `type`, one of the eight built-in types or a custom name.",
+      }),
+    startedAt: TimestampSchema,
+    endedAt: TimestampSchema,
+    latency: z.number().min(0).openapi({ description: '`endedAt − startedAt`, in milliseconds.' }),
+    logTraceId: EntityIdSchema.openapi({ description: 'Id of the trace the span belongs to.' }),
+    promptId: z.union([EntityIdSchema, z.null().nullable()]),
+    deploymentId: z.union([EntityIdSchema, z.null().nullable()]),
+    referenceId: z.string().max(128).nullable(),
+    parentReferenceId: z.string().max(128).nullable(),
+    sessionId: z.string().max(128).nullable(),
+    cost: z
+      .number()
+      .min(0)
+      .nullable()
+      .openapi({
+        description:
+          "The Model content's `cost` in US dollars; `null` for other spans or when not given.",
+      }),
+    promptTokens: z
+      .number()
+      .min(0)
+      .nullable()
+      .openapi({
+        description:
+          '`output.tokenUsage.promptTokens` of a Model span in platform form; otherwise `null`.',
+      }),
+    completionTokens: z
+      .number()
+      .min(0)
+      .nullable()
+      .openapi({
+        description:
+          '`output.tokenUsage.completionTokens` of a Model span in platform form; otherwise `null`.',
+      }),
+    totalTokens: z
+      .number()
+      .min(0)
+      .nullable()
+      .openapi({
+        description:
+          '`output.tokenUsage.totalTokens` of a Model span in platform form; otherwise `null`.',
+      }),
+    content: z
+      .string()
+      .max(1048576)
+      .openapi({ description: 'The content as compact JSON text (at most 1 MB).' }),
+    parsedContent: LogSpanContentSchema,
+    attributes: LogAttributesSchema,
+    tags: LogTagsSchema,
+    events: LogEventsSchema,
+    scores: z
+      .array(LogScoreSummarySchema)
+      .max(50)
+      .openapi({
+        description:
+          'A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none.',
+      }),
+    createdAt: TimestampSchema,
+    updatedAt: TimestampSchema,
+  })
+  .openapi({
+    description:
+      "A stored span as returned by search. Every field is present; optional inputs that were not given are `null` or empty (`attributes`, `tags`, `events`). `content` is the stored JSON text of the content and `parsedContent` the same content as an object. `status` and `deploymentId` are returned in addition to the fields of the hosted service's span item.",
+    required: [
+      'id',
+      'name',
+      'status',
+      'contentType',
+      'startedAt',
+      'endedAt',
+      'latency',
+      'logTraceId',
+      'scores',
+      'promptId',
+      'deploymentId',
+      'referenceId',
+      'parentReferenceId',
+      'sessionId',
+      'cost',
+      'promptTokens',
+      'completionTokens',
+      'totalTokens',
+      'content',
+      'parsedContent',
+      'attributes',
+      'tags',
+      'events',
+      'createdAt',
+      'updatedAt',
+    ],
+    examples: [
+      {
+        id: 'span_01JD8Q9F5G7H9J1K3M5N7P9Q1R',
+        name: 'lookup_order',
+        status: 'success',
+        contentType: 'Tool',
+        startedAt: 1732190401400,
+        endedAt: 1732190401450,
+        latency: 50,
+        logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+        scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
+        promptId: null,
+        deploymentId: null,
+        referenceId: 'span-tool-1',
+        parentReferenceId: null,
+        sessionId: null,
+        cost: null,
+        promptTokens: null,
+        completionTokens: null,
+        totalTokens: null,
+        content:
+          '{"type":"Tool","input":"{\\"orderId\\":\\"8812\\"}","output":"{\\"status\\":\\"shipped\\"}"}',
+        parsedContent: {
+          type: 'Tool',
+          input: '{"orderId":"8812"}',
+          output: '{"status":"shipped"}',
+        },
+        attributes: {},
+        tags: [],
+        events: [],
+        createdAt: 1732190401500,
+        updatedAt: 1732190401500,
+      },
+    ],
+  })
+  .openapi('LogSpan')
+
+export type LogSpan = z.infer<typeof LogSpanSchema>
+
 export const LogSpanListSchema = z
   .strictObject({ pagination: PaginationSchema, spans: z.array(LogSpanSchema).max(200) })
   .openapi({
@@ -7249,6 +7166,89 @@ export const OtlpExportTraceServiceResponseSchema = z
   .openapi('OtlpExportTraceServiceResponse')
 
 export type OtlpExportTraceServiceResponse = z.infer<typeof OtlpExportTraceServiceResponseSchema>
+
+export const LogSpanSummarySchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(256),
+    status: LogStatusSchema,
+    contentType: z.string().min(1).max(64),
+    startedAt: TimestampSchema,
+    endedAt: TimestampSchema,
+    latency: z.number().min(0),
+    referenceId: z.string().max(128).nullable(),
+    parentReferenceId: z
+      .string()
+      .max(128)
+      .nullable()
+      .openapi({
+        description:
+          "The `referenceId` of the span's parent in the same trace; `null` for a root span.",
+      }),
+    promptId: z.union([EntityIdSchema, z.null().nullable()]),
+    model: z.string().max(256).nullable(),
+    provider: z.string().max(256).nullable(),
+    cost: z.number().min(0).nullable(),
+    promptTokens: z.number().min(0).nullable(),
+    completionTokens: z.number().min(0).nullable(),
+    totalTokens: z.number().min(0).nullable(),
+  })
+  .openapi({
+    description:
+      "A span without its content, attributes, tags, events or scores: what a trace's span tree and waterfall show for every span. The same fields mean what they mean in LogSpan; `model` and `provider` are those of Model and ModelStream content (`null` for other spans). Read a span in full with getLogSpan.",
+    required: [
+      'id',
+      'name',
+      'status',
+      'contentType',
+      'startedAt',
+      'endedAt',
+      'latency',
+      'referenceId',
+      'parentReferenceId',
+      'promptId',
+      'model',
+      'provider',
+      'cost',
+      'promptTokens',
+      'completionTokens',
+      'totalTokens',
+    ],
+    examples: [
+      {
+        id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+        name: 'llm-call',
+        status: 'success',
+        contentType: 'Model',
+        startedAt: 1732190400100,
+        endedAt: 1732190401300,
+        latency: 1200,
+        referenceId: 'span-llm-1',
+        parentReferenceId: 'agent',
+        promptId: null,
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+        cost: 0.000021,
+        promptTokens: 12,
+        completionTokens: 5,
+        totalTokens: 17,
+      },
+    ],
+  })
+  .openapi('LogSpanSummary')
+
+export type LogSpanSummary = z.infer<typeof LogSpanSummarySchema>
+
+export const LogTraceTreeSchema = z
+  .strictObject({ traceId: EntityIdSchema, spans: z.array(LogSpanSummarySchema).max(10000) })
+  .openapi({
+    description:
+      'Every span of one trace as a summary, oldest first (`startedAt`, then `id`). A trace holds at most 10,000 spans (createLogSpan and createLogTrace refuse more), so the list is always the whole trace.',
+    required: ['traceId', 'spans'],
+  })
+  .openapi('LogTraceTree')
+
+export type LogTraceTree = z.infer<typeof LogTraceTreeSchema>
 
 export const ScoreInputSchema = z
   .strictObject({
@@ -8301,28 +8301,6 @@ export const SessionIdParamsSchema = z
     },
   })
 
-export const TraceIdParamsSchema = EntityIdSchema.openapi({
-  param: {
-    name: 'traceId',
-    in: 'path',
-    required: true,
-    description: 'Id of the trace.',
-    schema: { $ref: '#/components/schemas/EntityId' },
-    example: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
-  },
-})
-
-export const SpanIdParamsSchema = EntityIdSchema.openapi({
-  param: {
-    name: 'spanId',
-    in: 'path',
-    required: true,
-    description: 'Id of the span.',
-    schema: { $ref: '#/components/schemas/EntityId' },
-    example: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
-  },
-})
-
 export const WebhookIdParamsSchema = EntityIdSchema.openapi({
   param: {
     name: 'webhookId',
@@ -8442,6 +8420,28 @@ export const PharosProjectIdHeaderParamsSchema = EntityIdSchema.exactOptional().
       "Project the spans are stored in (set it through `OTEL_EXPORTER_OTLP_HEADERS`). When omitted, each resource's `pharos.project.id` attribute names it (`OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=…`); the header wins over the attribute.",
     schema: { $ref: '#/components/schemas/EntityId' },
     example: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+  },
+})
+
+export const TraceIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'traceId',
+    in: 'path',
+    required: true,
+    description: 'Id of the trace.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+  },
+})
+
+export const SpanIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'spanId',
+    in: 'path',
+    required: true,
+    description: 'Id of the span.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
   },
 })
 
@@ -9083,129 +9083,6 @@ export const getProjectsProjectIdSessionsSessionIdTracesRoute = createRoute({
                 updatedAt: 1732190402100,
               },
             ],
-          },
-        },
-      },
-    },
-    400: BadRequestResponse,
-    401: UnauthorizedResponse,
-    403: ForbiddenResponse,
-    404: NotFoundResponse,
-    429: RateLimitedResponse,
-    500: InternalErrorResponse,
-  },
-})
-
-export const getProjectsProjectIdTracesTraceIdTreeRoute = createRoute({
-  method: 'get',
-  path: '/projects/{projectId}/traces/{traceId}/tree',
-  tags: ['Logs'],
-  summary: "Read a trace's span tree",
-  description:
-    "Returns `200` with every span of the trace as a light summary (no content, attributes, tags, events or\nscores), oldest first (`startedAt`, then `id`), in one response: what a trace view needs to draw the\nspan tree (`parentReferenceId` names the parent's `referenceId`) and its waterfall, with each span's\nstatus, model, cost and tokens. A trace holds at most 10,000 spans, so the response is always the whole\ntrace and is not paginated. Read a span's content with getLogSpan when it is selected.\n\nWhy a separate read (ADR 0026): the span search returns every span with its full content, 200 a page,\nso a trace view of 10,000 spans needed 50 sequential requests of up to 1 MB of content per span; a\nsummary of 10,000 spans is about 3 MB of JSON in one indexed query on the trace.\n\nA trace that does not exist in the project (another project's included) is `404`, as is a `projectId`\nnot in the workspace; a key restricted to other projects gets `403`; a malformed id is `400`.\n",
-  operationId: 'getLogTraceTree',
-  request: { params: z.object({ projectId: ProjectIdParamsSchema, traceId: TraceIdParamsSchema }) },
-  responses: {
-    200: {
-      description: "The trace's spans as summaries, oldest first.",
-      headers: z.object({
-        'X-Request-Id': RequestIdHeaderSchema,
-        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
-        RateLimit: RateLimitHeaderSchema,
-      }),
-      content: {
-        'application/json': {
-          schema: LogTraceTreeSchema,
-          example: {
-            traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
-            spans: [
-              {
-                id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
-                name: 'llm-call',
-                status: 'success',
-                contentType: 'Model',
-                startedAt: 1732190400100,
-                endedAt: 1732190401300,
-                latency: 1200,
-                referenceId: 'span-llm-1',
-                parentReferenceId: null,
-                promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
-                model: 'gpt-4o-mini',
-                provider: 'openai',
-                cost: 0.000021,
-                promptTokens: 12,
-                completionTokens: 5,
-                totalTokens: 17,
-              },
-            ],
-          },
-        },
-      },
-    },
-    400: BadRequestResponse,
-    401: UnauthorizedResponse,
-    403: ForbiddenResponse,
-    404: NotFoundResponse,
-    429: RateLimitedResponse,
-    500: InternalErrorResponse,
-  },
-})
-
-export const getProjectsProjectIdSpansSpanIdRoute = createRoute({
-  method: 'get',
-  path: '/projects/{projectId}/spans/{spanId}',
-  tags: ['Logs'],
-  summary: 'Read one span in full',
-  description:
-    "Returns `200` with one span of the project, as the span search returns it (content as stored and\nparsed, attributes, tags, events, score summary): what a trace view shows for the selected span of the\ntree getLogTraceTree returned. A span that does not exist in the project (another project's included)\nis `404`, as is a `projectId` not in the workspace; a key restricted to other projects gets `403`; a\nmalformed id is `400`.\n",
-  operationId: 'getLogSpan',
-  request: { params: z.object({ projectId: ProjectIdParamsSchema, spanId: SpanIdParamsSchema }) },
-  responses: {
-    200: {
-      description: 'The span.',
-      headers: z.object({
-        'X-Request-Id': RequestIdHeaderSchema,
-        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
-        RateLimit: RateLimitHeaderSchema,
-      }),
-      content: {
-        'application/json': {
-          schema: LogSpanSchema,
-          example: {
-            id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
-            name: 'llm-call',
-            status: 'success',
-            contentType: 'Model',
-            startedAt: 1732190400100,
-            endedAt: 1732190401300,
-            latency: 1200,
-            logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
-            scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
-            promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
-            deploymentId: null,
-            referenceId: 'span-llm-1',
-            parentReferenceId: null,
-            sessionId: 'sess-42',
-            cost: 0.000021,
-            promptTokens: 12,
-            completionTokens: 5,
-            totalTokens: 17,
-            content:
-              '{"type":"Model","provider":"openai","model":"gpt-4o-mini","input":"{\\"messages\\":[]}","output":"{\\"messages\\":[],\\"tokenUsage\\":{\\"promptTokens\\":12,\\"completionTokens\\":5,\\"totalTokens\\":17}}","cost":0.000021}',
-            parsedContent: {
-              type: 'Model',
-              provider: 'openai',
-              model: 'gpt-4o-mini',
-              input: '{"messages":[]}',
-              output:
-                '{"messages":[],"tokenUsage":{"promptTokens":12,"completionTokens":5,"totalTokens":17}}',
-              cost: 0.000021,
-            },
-            attributes: {},
-            tags: ['production'],
-            events: [],
-            createdAt: 1732190402100,
-            updatedAt: 1732190402100,
           },
         },
       },
@@ -12856,6 +12733,129 @@ export const postOtelV1TracesRoute = createRoute({
     429: RateLimitedResponse,
     500: InternalErrorResponse,
     503: OverloadedResponse,
+  },
+})
+
+export const getProjectsProjectIdTracesTraceIdTreeRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/traces/{traceId}/tree',
+  tags: ['Logs'],
+  summary: "Read a trace's span tree",
+  description:
+    "Returns `200` with every span of the trace as a light summary (no content, attributes, tags, events or\nscores), oldest first (`startedAt`, then `id`), in one response: what a trace view needs to draw the\nspan tree (`parentReferenceId` names the parent's `referenceId`) and its waterfall, with each span's\nstatus, model, cost and tokens. A trace holds at most 10,000 spans, so the response is always the whole\ntrace and is not paginated. Read a span's content with getLogSpan when it is selected.\n\nWhy a separate read (ADR 0026): the span search returns every span with its full content, 200 a page,\nso a trace view of 10,000 spans needed 50 sequential requests of up to 1 MB of content per span; a\nsummary of 10,000 spans is about 3 MB of JSON in one indexed query on the trace.\n\nA trace that does not exist in the project (another project's included) is `404`, as is a `projectId`\nnot in the workspace; a key restricted to other projects gets `403`; a malformed id is `400`.\n",
+  operationId: 'getLogTraceTree',
+  request: { params: z.object({ projectId: ProjectIdParamsSchema, traceId: TraceIdParamsSchema }) },
+  responses: {
+    200: {
+      description: "The trace's spans as summaries, oldest first.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogTraceTreeSchema,
+          example: {
+            traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+            spans: [
+              {
+                id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+                name: 'llm-call',
+                status: 'success',
+                contentType: 'Model',
+                startedAt: 1732190400100,
+                endedAt: 1732190401300,
+                latency: 1200,
+                referenceId: 'span-llm-1',
+                parentReferenceId: null,
+                promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+                model: 'gpt-4o-mini',
+                provider: 'openai',
+                cost: 0.000021,
+                promptTokens: 12,
+                completionTokens: 5,
+                totalTokens: 17,
+              },
+            ],
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdSpansSpanIdRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/spans/{spanId}',
+  tags: ['Logs'],
+  summary: 'Read one span in full',
+  description:
+    "Returns `200` with one span of the project, as the span search returns it (content as stored and\nparsed, attributes, tags, events, score summary): what a trace view shows for the selected span of the\ntree getLogTraceTree returned. A span that does not exist in the project (another project's included)\nis `404`, as is a `projectId` not in the workspace; a key restricted to other projects gets `403`; a\nmalformed id is `400`.\n",
+  operationId: 'getLogSpan',
+  request: { params: z.object({ projectId: ProjectIdParamsSchema, spanId: SpanIdParamsSchema }) },
+  responses: {
+    200: {
+      description: 'The span.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogSpanSchema,
+          example: {
+            id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+            name: 'llm-call',
+            status: 'success',
+            contentType: 'Model',
+            startedAt: 1732190400100,
+            endedAt: 1732190401300,
+            latency: 1200,
+            logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+            scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
+            promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+            deploymentId: null,
+            referenceId: 'span-llm-1',
+            parentReferenceId: null,
+            sessionId: 'sess-42',
+            cost: 0.000021,
+            promptTokens: 12,
+            completionTokens: 5,
+            totalTokens: 17,
+            content:
+              '{"type":"Model","provider":"openai","model":"gpt-4o-mini","input":"{\\"messages\\":[]}","output":"{\\"messages\\":[],\\"tokenUsage\\":{\\"promptTokens\\":12,\\"completionTokens\\":5,\\"totalTokens\\":17}}","cost":0.000021}',
+            parsedContent: {
+              type: 'Model',
+              provider: 'openai',
+              model: 'gpt-4o-mini',
+              input: '{"messages":[]}',
+              output:
+                '{"messages":[],"tokenUsage":{"promptTokens":12,"completionTokens":5,"totalTokens":17}}',
+              cost: 0.000021,
+            },
+            attributes: {},
+            tags: ['production'],
+            events: [],
+            createdAt: 1732190402100,
+            updatedAt: 1732190402100,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
   },
 })
 

@@ -226,83 +226,6 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
-    "/projects/{projectId}/traces/{traceId}/tree": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Id of the project.
-                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /**
-                 * @description Id of the trace.
-                 * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
-                 */
-                traceId: components["parameters"]["TraceId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Read a trace's span tree
-         * @description Returns `200` with every span of the trace as a light summary (no content, attributes, tags, events or
-         *     scores), oldest first (`startedAt`, then `id`), in one response: what a trace view needs to draw the
-         *     span tree (`parentReferenceId` names the parent's `referenceId`) and its waterfall, with each span's
-         *     status, model, cost and tokens. A trace holds at most 10,000 spans, so the response is always the whole
-         *     trace and is not paginated. Read a span's content with getLogSpan when it is selected.
-         *
-         *     Why a separate read (ADR 0026): the span search returns every span with its full content, 200 a page,
-         *     so a trace view of 10,000 spans needed 50 sequential requests of up to 1 MB of content per span; a
-         *     summary of 10,000 spans is about 3 MB of JSON in one indexed query on the trace.
-         *
-         *     A trace that does not exist in the project (another project's included) is `404`, as is a `projectId`
-         *     not in the workspace; a key restricted to other projects gets `403`; a malformed id is `400`.
-         */
-        get: operations["getLogTraceTree"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/projects/{projectId}/spans/{spanId}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Id of the project.
-                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /**
-                 * @description Id of the span.
-                 * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
-                 */
-                spanId: components["parameters"]["SpanId"];
-            };
-            cookie?: never;
-        };
-        /**
-         * Read one span in full
-         * @description Returns `200` with one span of the project, as the span search returns it (content as stored and
-         *     parsed, attributes, tags, events, score summary): what a trace view shows for the selected span of the
-         *     tree getLogTraceTree returned. A span that does not exist in the project (another project's included)
-         *     is `404`, as is a `projectId` not in the workspace; a key restricted to other projects gets `403`; a
-         *     malformed id is `400`.
-         */
-        get: operations["getLogSpan"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
     "/projects/{projectId}/users": {
         parameters: {
             query?: never;
@@ -1579,6 +1502,83 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/traces/{traceId}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the trace.
+                 * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
+                 */
+                traceId: components["parameters"]["TraceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a trace's span tree
+         * @description Returns `200` with every span of the trace as a light summary (no content, attributes, tags, events or
+         *     scores), oldest first (`startedAt`, then `id`), in one response: what a trace view needs to draw the
+         *     span tree (`parentReferenceId` names the parent's `referenceId`) and its waterfall, with each span's
+         *     status, model, cost and tokens. A trace holds at most 10,000 spans, so the response is always the whole
+         *     trace and is not paginated. Read a span's content with getLogSpan when it is selected.
+         *
+         *     Why a separate read (ADR 0026): the span search returns every span with its full content, 200 a page,
+         *     so a trace view of 10,000 spans needed 50 sequential requests of up to 1 MB of content per span; a
+         *     summary of 10,000 spans is about 3 MB of JSON in one indexed query on the trace.
+         *
+         *     A trace that does not exist in the project (another project's included) is `404`, as is a `projectId`
+         *     not in the workspace; a key restricted to other projects gets `403`; a malformed id is `400`.
+         */
+        get: operations["getLogTraceTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/spans/{spanId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the span.
+                 * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
+                 */
+                spanId: components["parameters"]["SpanId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one span in full
+         * @description Returns `200` with one span of the project, as the span search returns it (content as stored and
+         *     parsed, attributes, tags, events, score summary): what a trace view shows for the selected span of the
+         *     tree getLogTraceTree returned. A span that does not exist in the project (another project's included)
+         *     is `404`, as is a `projectId` not in the workspace; a key restricted to other projects gets `403`; a
+         *     malformed id is `400`.
+         */
+        get: operations["getLogSpan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/scores": {
         parameters: {
             query?: never;
@@ -2401,367 +2401,6 @@ export type components = {
         LogTraceList: {
             pagination: components["schemas"]["Pagination"];
             traces: components["schemas"]["LogTrace"][];
-        };
-        /**
-         * @description A span without its content, attributes, tags, events or scores: what a trace's span tree and waterfall show for every span. The same fields mean what they mean in LogSpan; `model` and `provider` are those of Model and ModelStream content (`null` for other spans). Read a span in full with getLogSpan.
-         * @example {
-         *       "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
-         *       "name": "llm-call",
-         *       "status": "success",
-         *       "contentType": "Model",
-         *       "startedAt": 1732190400100,
-         *       "endedAt": 1732190401300,
-         *       "latency": 1200,
-         *       "referenceId": "span-llm-1",
-         *       "parentReferenceId": "agent",
-         *       "promptId": null,
-         *       "model": "gpt-4o-mini",
-         *       "provider": "openai",
-         *       "cost": 0.000021,
-         *       "promptTokens": 12,
-         *       "completionTokens": 5,
-         *       "totalTokens": 17
-         *     }
-         */
-        LogSpanSummary: {
-            id: components["schemas"]["EntityId"];
-            name: string;
-            status: components["schemas"]["LogStatus"];
-            contentType: string;
-            startedAt: components["schemas"]["Timestamp"];
-            endedAt: components["schemas"]["Timestamp"];
-            latency: number;
-            referenceId: string | null;
-            /** @description The `referenceId` of the span's parent in the same trace; `null` for a root span. */
-            parentReferenceId: string | null;
-            promptId: components["schemas"]["EntityId"] | null;
-            model: string | null;
-            provider: string | null;
-            cost: number | null;
-            promptTokens: number | null;
-            completionTokens: number | null;
-            totalTokens: number | null;
-        };
-        /** @description Every span of one trace as a summary, oldest first (`startedAt`, then `id`). A trace holds at most 10,000 spans (createLogSpan and createLogTrace refuse more), so the list is always the whole trace. */
-        LogTraceTree: {
-            traceId: components["schemas"]["EntityId"];
-            spans: components["schemas"]["LogSpanSummary"][];
-        };
-        /**
-         * @description Kind of value a prompt variable takes: `text`, an `image` (URL), a `pdf`, an `api` (fetched at run time) or a `prompt` (the output of another prompt).
-         * @example text
-         * @enum {string}
-         */
-        VariableModality: "text" | "image" | "pdf" | "api" | "prompt";
-        /**
-         * @description Value a prompt variable took in a Model span, recorded for continuous evaluation and for building datasets from logs. `value` is the text, or the URL for `image` and `pdf` variables.
-         * @example {
-         *       "modality": "text",
-         *       "value": "Where is my order 8812?"
-         *     }
-         */
-        SpanVariable: {
-            modality: components["schemas"]["VariableModality"];
-            /** @description The variable's value; counts toward the 1 MB content limit. */
-            value: string;
-        };
-        /**
-         * @description One call to an LLM. `input` and `output` hold JSON text: either the exact payloads exchanged with the provider, or the platform form, where `input` is `{"messages": PromptMessage[]}` and `output` is `{"messages": PromptMessage[], "tokenUsage": {"promptTokens", "completionTokens", "totalTokens"}}`. Only the platform `output.tokenUsage` feeds the span's token counts and the trace's token totals; a provider-native output leaves them `null`. Every string here that is documented as JSON must parse as JSON (otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Model",
-         *       "provider": "openai",
-         *       "model": "gpt-4o-mini",
-         *       "input": "{\"messages\":[{\"role\":\"user\",\"content\":[{\"modality\":\"text\",\"value\":\"Where is my order 8812?\"}]}]}",
-         *       "output": "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"modality\":\"text\",\"value\":\"It ships tomorrow.\"}]}],\"tokenUsage\":{\"promptTokens\":12,\"completionTokens\":5,\"totalTokens\":17}}",
-         *       "cost": 0.000021,
-         *       "variables": {
-         *         "question": {
-         *           "modality": "text",
-         *           "value": "Where is my order 8812?"
-         *         }
-         *       }
-         *     }
-         */
-        SpanContentModel: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Model";
-            /** @description Provider name in lowercase, for example `openai` or `anthropic`; any name is accepted. */
-            provider: string;
-            /** @description Model name as defined by the provider, for example `gpt-4o-mini`. */
-            model: string;
-            /** @description JSON text of the request sent to the model. */
-            input: string;
-            /** @description JSON text of the model's response. */
-            output: string;
-            /** @description Cost of the call in US dollars, as computed by the client. It becomes the span's `cost` and is added to the trace's `totalCost`; Pharos never derives a cost from prices. */
-            cost?: number;
-            /** @description Values of the prompt variables used in this call, keyed by variable name (at most 100). */
-            variables?: {
-                [key: string]: components["schemas"]["SpanVariable"];
-            };
-        };
-        /**
-         * @description One chunk of a streamed LLM response. Link it to its `Model` span by setting the stream span's `parentReferenceId` to the Model span's `referenceId`. Stream spans carry no cost and no token counts and are not added to trace totals (the parent Model span holds them), so nothing is counted twice.
-         * @example {
-         *       "type": "ModelStream",
-         *       "provider": "openai",
-         *       "model": "gpt-4o-mini",
-         *       "input": "{\"messages\":[{\"role\":\"user\",\"content\":[{\"modality\":\"text\",\"value\":\"Hi\"}]}]}",
-         *       "output": "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}",
-         *       "aggregateOutput": "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"modality\":\"text\",\"value\":\"Hel\"}]}]}"
-         *     }
-         */
-        SpanContentModelStream: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "ModelStream";
-            /** @description Provider name in lowercase. */
-            provider: string;
-            /** @description Model name as defined by the provider. */
-            model: string;
-            /** @description JSON text of the request sent to the model. */
-            input: string;
-            /** @description The raw text of this one streamed chunk (any string, not necessarily JSON). */
-            output: string;
-            /** @description JSON text of the response accumulated up to and including this chunk. */
-            aggregateOutput: string;
-        };
-        /**
-         * @description A call to a function of the application (business logic, parsing, post-processing). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Function",
-         *       "input": "{\"query\":\"order 8812\"}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContentFunction: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Function";
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description A tool invoked on behalf of the model (for example the execution of a tool call). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Tool",
-         *       "input": "{\"query\":\"order 8812\"}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContentTool: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Tool";
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description A safety or policy check on an input or output. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Guardrail",
-         *       "input": "{\"query\":\"order 8812\"}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContentGuardrail: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Guardrail";
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description A retrieval step, such as a vector search or a database lookup feeding the prompt. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Retrieval",
-         *       "input": "{\"query\":\"order 8812\"}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContentRetrieval: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Retrieval";
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description A call that computes embeddings. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Embeddings",
-         *       "input": "{\"query\":\"order 8812\"}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContentEmbeddings: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Embeddings";
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description Any other step. Custom kinds can also be sent under their own type name (SpanContentCustom). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
-         * @example {
-         *       "type": "Other",
-         *       "input": "{\"query\":\"order 8812\"}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContentOther: {
-            /**
-             * @description discriminator enum property added by openapi-typescript
-             * @enum {string}
-             */
-            type: "Other";
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description Typed content of a span, discriminated by `type`: `Model` (an LLM call), `ModelStream` (one streamed chunk of it), `Function`, `Tool`, `Guardrail`, `Retrieval`, `Embeddings` and `Other`. Custom kinds use SpanContentCustom. Serialized as UTF-8 JSON, the content must not exceed 1 MB (1,048,576 bytes); larger content is 413 PAYLOAD_TOO_LARGE (the `maxLength` shown on its strings is only the 32 MB request body limit, so an oversized content is never reported as a 400).
-         * @example {
-         *       "type": "Tool",
-         *       "input": "{\"name\":\"lookup_order\",\"arguments\":{\"orderId\":\"8812\"}}",
-         *       "output": "{\"status\":\"shipped\"}"
-         *     }
-         */
-        SpanContent: components["schemas"]["SpanContentModel"] | components["schemas"]["SpanContentModelStream"] | components["schemas"]["SpanContentFunction"] | components["schemas"]["SpanContentTool"] | components["schemas"]["SpanContentGuardrail"] | components["schemas"]["SpanContentRetrieval"] | components["schemas"]["SpanContentEmbeddings"] | components["schemas"]["SpanContentOther"];
-        /**
-         * @description Content of a span whose kind is not one of the eight built-in types: `type` is the custom kind's name (1 to 64 characters, a letter first, then letters, digits, `_`, `.` or `-`; the eight built-in names are excluded, so a `Model` object missing a field is rejected rather than taken as custom). It carries `input` and `output` JSON text like `Other`, is stored and returned under its own name (the span's `contentType`), and contributes no cost or tokens. `Other` remains the portable choice for clients that only know the built-in types.
-         * @example {
-         *       "type": "Reranker",
-         *       "input": "{\"documents\":12}",
-         *       "output": "{\"kept\":3}"
-         *     }
-         */
-        SpanContentCustom: {
-            /** @description Name of the custom span kind. */
-            type: string;
-            /** @description JSON text of the step's input. */
-            input: string;
-            /** @description JSON text of the step's output. */
-            output: string;
-        };
-        /**
-         * @description Content of a stored span: a built-in SpanContent, or a SpanContentCustom for a custom kind.
-         * @example {
-         *       "type": "Other",
-         *       "input": "{}",
-         *       "output": "{}"
-         *     }
-         */
-        LogSpanContent: components["schemas"]["SpanContent"] | components["schemas"]["SpanContentCustom"];
-        /**
-         * @description Events that occurred during a span, in the order the client gives them: at most 100 strings of at most 16,384 characters each (often a JSON object serialized by the client). Stored verbatim; not counted in the 1 MB content limit.
-         * @example [
-         *       "{\"name\":\"retry\",\"at\":1732190400150}"
-         *     ]
-         */
-        LogEvents: string[];
-        /**
-         * @description A stored span as returned by search. Every field is present; optional inputs that were not given are `null` or empty (`attributes`, `tags`, `events`). `content` is the stored JSON text of the content and `parsedContent` the same content as an object. `status` and `deploymentId` are returned in addition to the fields of the hosted service's span item.
-         * @example {
-         *       "id": "span_01JD8Q9F5G7H9J1K3M5N7P9Q1R",
-         *       "name": "lookup_order",
-         *       "status": "success",
-         *       "contentType": "Tool",
-         *       "startedAt": 1732190401400,
-         *       "endedAt": 1732190401450,
-         *       "latency": 50,
-         *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
-         *       "scores": [
-         *         {
-         *           "name": "thumbs",
-         *           "count": 1,
-         *           "latestValue": true,
-         *           "latestAt": 1732190405000
-         *         }
-         *       ],
-         *       "promptId": null,
-         *       "deploymentId": null,
-         *       "referenceId": "span-tool-1",
-         *       "parentReferenceId": null,
-         *       "sessionId": null,
-         *       "cost": null,
-         *       "promptTokens": null,
-         *       "completionTokens": null,
-         *       "totalTokens": null,
-         *       "content": "{\"type\":\"Tool\",\"input\":\"{\\\"orderId\\\":\\\"8812\\\"}\",\"output\":\"{\\\"status\\\":\\\"shipped\\\"}\"}",
-         *       "parsedContent": {
-         *         "type": "Tool",
-         *         "input": "{\"orderId\":\"8812\"}",
-         *         "output": "{\"status\":\"shipped\"}"
-         *       },
-         *       "attributes": {},
-         *       "tags": [],
-         *       "events": [],
-         *       "createdAt": 1732190401500,
-         *       "updatedAt": 1732190401500
-         *     }
-         */
-        LogSpan: {
-            id: components["schemas"]["EntityId"];
-            name: string;
-            status: components["schemas"]["LogStatus"];
-            /** @description The content's `type`, one of the eight built-in types or a custom name. */
-            contentType: string;
-            startedAt: components["schemas"]["Timestamp"];
-            endedAt: components["schemas"]["Timestamp"];
-            /** @description `endedAt − startedAt`, in milliseconds. */
-            latency: number;
-            /** @description Id of the trace the span belongs to. */
-            logTraceId: components["schemas"]["EntityId"];
-            promptId: components["schemas"]["EntityId"] | null;
-            deploymentId: components["schemas"]["EntityId"] | null;
-            referenceId: string | null;
-            parentReferenceId: string | null;
-            sessionId: string | null;
-            /** @description The Model content's `cost` in US dollars; `null` for other spans or when not given. */
-            cost: number | null;
-            /** @description `output.tokenUsage.promptTokens` of a Model span in platform form; otherwise `null`. */
-            promptTokens: number | null;
-            /** @description `output.tokenUsage.completionTokens` of a Model span in platform form; otherwise `null`. */
-            completionTokens: number | null;
-            /** @description `output.tokenUsage.totalTokens` of a Model span in platform form; otherwise `null`. */
-            totalTokens: number | null;
-            /** @description The content as compact JSON text (at most 1 MB). */
-            content: string;
-            parsedContent: components["schemas"]["LogSpanContent"];
-            attributes: components["schemas"]["LogAttributes"];
-            tags: components["schemas"]["LogTags"];
-            events: components["schemas"]["LogEvents"];
-            /** @description A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none. */
-            scores: components["schemas"]["LogScoreSummary"][];
-            createdAt: components["schemas"]["Timestamp"];
-            updatedAt: components["schemas"]["Timestamp"];
         };
         /**
          * @description One page of the end users of a project with their totals.
@@ -3686,6 +3325,12 @@ export type components = {
             model: string | null;
             settings: components["schemas"]["PromptSettings"];
         };
+        /**
+         * @description Kind of value a prompt variable takes: `text`, an `image` (URL), a `pdf`, an `api` (fetched at run time) or a `prompt` (the output of another prompt).
+         * @example text
+         * @enum {string}
+         */
+        VariableModality: "text" | "image" | "pdf" | "api" | "prompt";
         /**
          * @description Variables of a prompt keyed by name. They are derived, never sent: Pharos scans the messages for `{{name}}` placeholders (name = 1 to 64 letters, digits, `_` or `-`, no spaces) and recomputes the map on every change. A placeholder in a text value makes a `text` variable, one in an image URL an `image` variable and one in a PDF URL a `pdf` variable; a name used in several kinds of slot takes `image`, else `pdf`, else `text`. Placeholders in tools or in tool-call/tool-response content are not variables, and the modalities `api` and `prompt` are never derived (they exist for compatibility only).
          * @example {
@@ -6252,6 +5897,232 @@ export type components = {
          */
         SpanStatusInput: "success" | "failure" | "unknown";
         /**
+         * @description Value a prompt variable took in a Model span, recorded for continuous evaluation and for building datasets from logs. `value` is the text, or the URL for `image` and `pdf` variables.
+         * @example {
+         *       "modality": "text",
+         *       "value": "Where is my order 8812?"
+         *     }
+         */
+        SpanVariable: {
+            modality: components["schemas"]["VariableModality"];
+            /** @description The variable's value; counts toward the 1 MB content limit. */
+            value: string;
+        };
+        /**
+         * @description One call to an LLM. `input` and `output` hold JSON text: either the exact payloads exchanged with the provider, or the platform form, where `input` is `{"messages": PromptMessage[]}` and `output` is `{"messages": PromptMessage[], "tokenUsage": {"promptTokens", "completionTokens", "totalTokens"}}`. Only the platform `output.tokenUsage` feeds the span's token counts and the trace's token totals; a provider-native output leaves them `null`. Every string here that is documented as JSON must parse as JSON (otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Model",
+         *       "provider": "openai",
+         *       "model": "gpt-4o-mini",
+         *       "input": "{\"messages\":[{\"role\":\"user\",\"content\":[{\"modality\":\"text\",\"value\":\"Where is my order 8812?\"}]}]}",
+         *       "output": "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"modality\":\"text\",\"value\":\"It ships tomorrow.\"}]}],\"tokenUsage\":{\"promptTokens\":12,\"completionTokens\":5,\"totalTokens\":17}}",
+         *       "cost": 0.000021,
+         *       "variables": {
+         *         "question": {
+         *           "modality": "text",
+         *           "value": "Where is my order 8812?"
+         *         }
+         *       }
+         *     }
+         */
+        SpanContentModel: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Model";
+            /** @description Provider name in lowercase, for example `openai` or `anthropic`; any name is accepted. */
+            provider: string;
+            /** @description Model name as defined by the provider, for example `gpt-4o-mini`. */
+            model: string;
+            /** @description JSON text of the request sent to the model. */
+            input: string;
+            /** @description JSON text of the model's response. */
+            output: string;
+            /** @description Cost of the call in US dollars, as computed by the client. It becomes the span's `cost` and is added to the trace's `totalCost`; Pharos never derives a cost from prices. */
+            cost?: number;
+            /** @description Values of the prompt variables used in this call, keyed by variable name (at most 100). */
+            variables?: {
+                [key: string]: components["schemas"]["SpanVariable"];
+            };
+        };
+        /**
+         * @description One chunk of a streamed LLM response. Link it to its `Model` span by setting the stream span's `parentReferenceId` to the Model span's `referenceId`. Stream spans carry no cost and no token counts and are not added to trace totals (the parent Model span holds them), so nothing is counted twice.
+         * @example {
+         *       "type": "ModelStream",
+         *       "provider": "openai",
+         *       "model": "gpt-4o-mini",
+         *       "input": "{\"messages\":[{\"role\":\"user\",\"content\":[{\"modality\":\"text\",\"value\":\"Hi\"}]}]}",
+         *       "output": "data: {\"choices\":[{\"delta\":{\"content\":\"Hel\"}}]}",
+         *       "aggregateOutput": "{\"messages\":[{\"role\":\"assistant\",\"content\":[{\"modality\":\"text\",\"value\":\"Hel\"}]}]}"
+         *     }
+         */
+        SpanContentModelStream: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "ModelStream";
+            /** @description Provider name in lowercase. */
+            provider: string;
+            /** @description Model name as defined by the provider. */
+            model: string;
+            /** @description JSON text of the request sent to the model. */
+            input: string;
+            /** @description The raw text of this one streamed chunk (any string, not necessarily JSON). */
+            output: string;
+            /** @description JSON text of the response accumulated up to and including this chunk. */
+            aggregateOutput: string;
+        };
+        /**
+         * @description A call to a function of the application (business logic, parsing, post-processing). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Function",
+         *       "input": "{\"query\":\"order 8812\"}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContentFunction: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Function";
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description A tool invoked on behalf of the model (for example the execution of a tool call). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Tool",
+         *       "input": "{\"query\":\"order 8812\"}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContentTool: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Tool";
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description A safety or policy check on an input or output. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Guardrail",
+         *       "input": "{\"query\":\"order 8812\"}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContentGuardrail: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Guardrail";
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description A retrieval step, such as a vector search or a database lookup feeding the prompt. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Retrieval",
+         *       "input": "{\"query\":\"order 8812\"}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContentRetrieval: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Retrieval";
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description A call that computes embeddings. `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Embeddings",
+         *       "input": "{\"query\":\"order 8812\"}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContentEmbeddings: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Embeddings";
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description Any other step. Custom kinds can also be sent under their own type name (SpanContentCustom). `input` and `output` are JSON text (they must parse as JSON, otherwise 400 VALIDATION_ERROR).
+         * @example {
+         *       "type": "Other",
+         *       "input": "{\"query\":\"order 8812\"}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContentOther: {
+            /**
+             * @description discriminator enum property added by openapi-typescript
+             * @enum {string}
+             */
+            type: "Other";
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description Typed content of a span, discriminated by `type`: `Model` (an LLM call), `ModelStream` (one streamed chunk of it), `Function`, `Tool`, `Guardrail`, `Retrieval`, `Embeddings` and `Other`. Custom kinds use SpanContentCustom. Serialized as UTF-8 JSON, the content must not exceed 1 MB (1,048,576 bytes); larger content is 413 PAYLOAD_TOO_LARGE (the `maxLength` shown on its strings is only the 32 MB request body limit, so an oversized content is never reported as a 400).
+         * @example {
+         *       "type": "Tool",
+         *       "input": "{\"name\":\"lookup_order\",\"arguments\":{\"orderId\":\"8812\"}}",
+         *       "output": "{\"status\":\"shipped\"}"
+         *     }
+         */
+        SpanContent: components["schemas"]["SpanContentModel"] | components["schemas"]["SpanContentModelStream"] | components["schemas"]["SpanContentFunction"] | components["schemas"]["SpanContentTool"] | components["schemas"]["SpanContentGuardrail"] | components["schemas"]["SpanContentRetrieval"] | components["schemas"]["SpanContentEmbeddings"] | components["schemas"]["SpanContentOther"];
+        /**
+         * @description Content of a span whose kind is not one of the eight built-in types: `type` is the custom kind's name (1 to 64 characters, a letter first, then letters, digits, `_`, `.` or `-`; the eight built-in names are excluded, so a `Model` object missing a field is rejected rather than taken as custom). It carries `input` and `output` JSON text like `Other`, is stored and returned under its own name (the span's `contentType`), and contributes no cost or tokens. `Other` remains the portable choice for clients that only know the built-in types.
+         * @example {
+         *       "type": "Reranker",
+         *       "input": "{\"documents\":12}",
+         *       "output": "{\"kept\":3}"
+         *     }
+         */
+        SpanContentCustom: {
+            /** @description Name of the custom span kind. */
+            type: string;
+            /** @description JSON text of the step's input. */
+            input: string;
+            /** @description JSON text of the step's output. */
+            output: string;
+        };
+        /**
+         * @description Content of a stored span: a built-in SpanContent, or a SpanContentCustom for a custom kind.
+         * @example {
+         *       "type": "Other",
+         *       "input": "{}",
+         *       "output": "{}"
+         *     }
+         */
+        LogSpanContent: components["schemas"]["SpanContent"] | components["schemas"]["SpanContentCustom"];
+        /**
          * @description Span content as sent by a client: the content object itself (LogSpanContent), or a string holding that object serialized as JSON (the form of older clients). A string that is not JSON of a valid content object is 400 VALIDATION_ERROR. The size limit applies to the serialized form (the string as sent, or the object serialized as compact JSON): more than 1,048,576 bytes of UTF-8 is 413 PAYLOAD_TOO_LARGE. Pharos stores the content as compact JSON of the validated object whichever form was sent.
          * @example {
          *       "type": "Function",
@@ -6260,6 +6131,13 @@ export type components = {
          *     }
          */
         LogSpanContentInput: components["schemas"]["LogSpanContent"] | string;
+        /**
+         * @description Events that occurred during a span, in the order the client gives them: at most 100 strings of at most 16,384 characters each (often a JSON object serialized by the client). Stored verbatim; not counted in the 1 MB content limit.
+         * @example [
+         *       "{\"name\":\"retry\",\"at\":1732190400150}"
+         *     ]
+         */
+        LogEvents: string[];
         /**
          * @description One span (a step of a trace) in a POST /logs/trace request. Optional fields that are omitted are stored as absent (`null` in search results; `[]` / `{}` for tags, events and attributes). The cross-span rules (parent links, unique `referenceId`s, start after the trace) are listed on createLogTrace.
          * @example {
@@ -6671,6 +6549,83 @@ export type components = {
         /** @description One line of a trace export (NDJSON): a trace exactly as `POST /logs/traces` returns it (a line with an `id`), a checkpoint (`nextCursor`), or the final `end` line. */
         LogTraceExportLine: components["schemas"]["LogTrace"] | components["schemas"]["LogExportCheckpoint"] | components["schemas"]["LogExportEnd"];
         /**
+         * @description A stored span as returned by search. Every field is present; optional inputs that were not given are `null` or empty (`attributes`, `tags`, `events`). `content` is the stored JSON text of the content and `parsedContent` the same content as an object. `status` and `deploymentId` are returned in addition to the fields of the hosted service's span item.
+         * @example {
+         *       "id": "span_01JD8Q9F5G7H9J1K3M5N7P9Q1R",
+         *       "name": "lookup_order",
+         *       "status": "success",
+         *       "contentType": "Tool",
+         *       "startedAt": 1732190401400,
+         *       "endedAt": 1732190401450,
+         *       "latency": 50,
+         *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+         *       "scores": [
+         *         {
+         *           "name": "thumbs",
+         *           "count": 1,
+         *           "latestValue": true,
+         *           "latestAt": 1732190405000
+         *         }
+         *       ],
+         *       "promptId": null,
+         *       "deploymentId": null,
+         *       "referenceId": "span-tool-1",
+         *       "parentReferenceId": null,
+         *       "sessionId": null,
+         *       "cost": null,
+         *       "promptTokens": null,
+         *       "completionTokens": null,
+         *       "totalTokens": null,
+         *       "content": "{\"type\":\"Tool\",\"input\":\"{\\\"orderId\\\":\\\"8812\\\"}\",\"output\":\"{\\\"status\\\":\\\"shipped\\\"}\"}",
+         *       "parsedContent": {
+         *         "type": "Tool",
+         *         "input": "{\"orderId\":\"8812\"}",
+         *         "output": "{\"status\":\"shipped\"}"
+         *       },
+         *       "attributes": {},
+         *       "tags": [],
+         *       "events": [],
+         *       "createdAt": 1732190401500,
+         *       "updatedAt": 1732190401500
+         *     }
+         */
+        LogSpan: {
+            id: components["schemas"]["EntityId"];
+            name: string;
+            status: components["schemas"]["LogStatus"];
+            /** @description The content's `type`, one of the eight built-in types or a custom name. */
+            contentType: string;
+            startedAt: components["schemas"]["Timestamp"];
+            endedAt: components["schemas"]["Timestamp"];
+            /** @description `endedAt − startedAt`, in milliseconds. */
+            latency: number;
+            /** @description Id of the trace the span belongs to. */
+            logTraceId: components["schemas"]["EntityId"];
+            promptId: components["schemas"]["EntityId"] | null;
+            deploymentId: components["schemas"]["EntityId"] | null;
+            referenceId: string | null;
+            parentReferenceId: string | null;
+            sessionId: string | null;
+            /** @description The Model content's `cost` in US dollars; `null` for other spans or when not given. */
+            cost: number | null;
+            /** @description `output.tokenUsage.promptTokens` of a Model span in platform form; otherwise `null`. */
+            promptTokens: number | null;
+            /** @description `output.tokenUsage.completionTokens` of a Model span in platform form; otherwise `null`. */
+            completionTokens: number | null;
+            /** @description `output.tokenUsage.totalTokens` of a Model span in platform form; otherwise `null`. */
+            totalTokens: number | null;
+            /** @description The content as compact JSON text (at most 1 MB). */
+            content: string;
+            parsedContent: components["schemas"]["LogSpanContent"];
+            attributes: components["schemas"]["LogAttributes"];
+            tags: components["schemas"]["LogTags"];
+            events: components["schemas"]["LogEvents"];
+            /** @description A summary of the scores, one item per score name in name order (the first 50 names); `[]` when none. */
+            scores: components["schemas"]["LogScoreSummary"][];
+            createdAt: components["schemas"]["Timestamp"];
+            updatedAt: components["schemas"]["Timestamp"];
+        };
+        /**
          * @description One page of spans.
          * @example {
          *       "pagination": {
@@ -7021,6 +6976,51 @@ export type components = {
                 /** @description Why they were rejected. */
                 errorMessage: string;
             };
+        };
+        /**
+         * @description A span without its content, attributes, tags, events or scores: what a trace's span tree and waterfall show for every span. The same fields mean what they mean in LogSpan; `model` and `provider` are those of Model and ModelStream content (`null` for other spans). Read a span in full with getLogSpan.
+         * @example {
+         *       "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *       "name": "llm-call",
+         *       "status": "success",
+         *       "contentType": "Model",
+         *       "startedAt": 1732190400100,
+         *       "endedAt": 1732190401300,
+         *       "latency": 1200,
+         *       "referenceId": "span-llm-1",
+         *       "parentReferenceId": "agent",
+         *       "promptId": null,
+         *       "model": "gpt-4o-mini",
+         *       "provider": "openai",
+         *       "cost": 0.000021,
+         *       "promptTokens": 12,
+         *       "completionTokens": 5,
+         *       "totalTokens": 17
+         *     }
+         */
+        LogSpanSummary: {
+            id: components["schemas"]["EntityId"];
+            name: string;
+            status: components["schemas"]["LogStatus"];
+            contentType: string;
+            startedAt: components["schemas"]["Timestamp"];
+            endedAt: components["schemas"]["Timestamp"];
+            latency: number;
+            referenceId: string | null;
+            /** @description The `referenceId` of the span's parent in the same trace; `null` for a root span. */
+            parentReferenceId: string | null;
+            promptId: components["schemas"]["EntityId"] | null;
+            model: string | null;
+            provider: string | null;
+            cost: number | null;
+            promptTokens: number | null;
+            completionTokens: number | null;
+            totalTokens: number | null;
+        };
+        /** @description Every span of one trace as a summary, oldest first (`startedAt`, then `id`). A trace holds at most 10,000 spans (createLogSpan and createLogTrace refuse more), so the list is always the whole trace. */
+        LogTraceTree: {
+            traceId: components["schemas"]["EntityId"];
+            spans: components["schemas"]["LogSpanSummary"][];
         };
         /**
          * @description One score to create. Name what it grades with `traceId` or `traceReferenceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or a trace and a span of it; none is 400, as are both `traceId` and `traceReferenceId`. A trace or span that is not in the project is 404.
@@ -7770,16 +7770,6 @@ export type components = {
          */
         SessionId: string;
         /**
-         * @description Id of the trace.
-         * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
-         */
-        TraceId: components["schemas"]["EntityId"];
-        /**
-         * @description Id of the span.
-         * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
-         */
-        SpanId: components["schemas"]["EntityId"];
-        /**
          * @description Id of the webhook endpoint.
          * @example webhook_01JD8Q9A1B2C3D4E5F6G7H8J9K
          */
@@ -7829,6 +7819,16 @@ export type components = {
          * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
          */
         PharosProjectIdHeader: components["schemas"]["EntityId"];
+        /**
+         * @description Id of the trace.
+         * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
+         */
+        TraceId: components["schemas"]["EntityId"];
+        /**
+         * @description Id of the span.
+         * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
+         */
+        SpanId: components["schemas"]["EntityId"];
         /**
          * @description Id of the score.
          * @example score_01JD8QB2C3D4E5F6G7H8J9K0M1
@@ -8612,156 +8612,6 @@ export interface operations {
                      *     }
                      */
                     "application/json": components["schemas"]["LogTraceList"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getLogTraceTree: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Id of the project.
-                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /**
-                 * @description Id of the trace.
-                 * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
-                 */
-                traceId: components["parameters"]["TraceId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The trace's spans as summaries, oldest first. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
-                     *       "spans": [
-                     *         {
-                     *           "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
-                     *           "name": "llm-call",
-                     *           "status": "success",
-                     *           "contentType": "Model",
-                     *           "startedAt": 1732190400100,
-                     *           "endedAt": 1732190401300,
-                     *           "latency": 1200,
-                     *           "referenceId": "span-llm-1",
-                     *           "parentReferenceId": null,
-                     *           "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
-                     *           "model": "gpt-4o-mini",
-                     *           "provider": "openai",
-                     *           "cost": 0.000021,
-                     *           "promptTokens": 12,
-                     *           "completionTokens": 5,
-                     *           "totalTokens": 17
-                     *         }
-                     *       ]
-                     *     }
-                     */
-                    "application/json": components["schemas"]["LogTraceTree"];
-                };
-            };
-            400: components["responses"]["BadRequest"];
-            401: components["responses"]["Unauthorized"];
-            403: components["responses"]["Forbidden"];
-            404: components["responses"]["NotFound"];
-            429: components["responses"]["RateLimited"];
-            500: components["responses"]["InternalError"];
-        };
-    };
-    getLogSpan: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /**
-                 * @description Id of the project.
-                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
-                 */
-                projectId: components["parameters"]["ProjectId"];
-                /**
-                 * @description Id of the span.
-                 * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
-                 */
-                spanId: components["parameters"]["SpanId"];
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description The span. */
-            200: {
-                headers: {
-                    "X-Request-Id": components["headers"]["RequestId"];
-                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
-                    RateLimit: components["headers"]["RateLimit"];
-                    [name: string]: unknown;
-                };
-                content: {
-                    /**
-                     * @example {
-                     *       "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
-                     *       "name": "llm-call",
-                     *       "status": "success",
-                     *       "contentType": "Model",
-                     *       "startedAt": 1732190400100,
-                     *       "endedAt": 1732190401300,
-                     *       "latency": 1200,
-                     *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
-                     *       "scores": [
-                     *         {
-                     *           "name": "thumbs",
-                     *           "count": 1,
-                     *           "latestValue": true,
-                     *           "latestAt": 1732190405000
-                     *         }
-                     *       ],
-                     *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
-                     *       "deploymentId": null,
-                     *       "referenceId": "span-llm-1",
-                     *       "parentReferenceId": null,
-                     *       "sessionId": "sess-42",
-                     *       "cost": 0.000021,
-                     *       "promptTokens": 12,
-                     *       "completionTokens": 5,
-                     *       "totalTokens": 17,
-                     *       "content": "{\"type\":\"Model\",\"provider\":\"openai\",\"model\":\"gpt-4o-mini\",\"input\":\"{\\\"messages\\\":[]}\",\"output\":\"{\\\"messages\\\":[],\\\"tokenUsage\\\":{\\\"promptTokens\\\":12,\\\"completionTokens\\\":5,\\\"totalTokens\\\":17}}\",\"cost\":0.000021}",
-                     *       "parsedContent": {
-                     *         "type": "Model",
-                     *         "provider": "openai",
-                     *         "model": "gpt-4o-mini",
-                     *         "input": "{\"messages\":[]}",
-                     *         "output": "{\"messages\":[],\"tokenUsage\":{\"promptTokens\":12,\"completionTokens\":5,\"totalTokens\":17}}",
-                     *         "cost": 0.000021
-                     *       },
-                     *       "attributes": {},
-                     *       "tags": [
-                     *         "production"
-                     *       ],
-                     *       "events": [],
-                     *       "createdAt": 1732190402100,
-                     *       "updatedAt": 1732190402100
-                     *     }
-                     */
-                    "application/json": components["schemas"]["LogSpan"];
                 };
             };
             400: components["responses"]["BadRequest"];
@@ -13029,6 +12879,156 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Overloaded"];
+        };
+    };
+    getLogTraceTree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the trace.
+                 * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
+                 */
+                traceId: components["parameters"]["TraceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trace's spans as summaries, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *       "spans": [
+                     *         {
+                     *           "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                     *           "name": "llm-call",
+                     *           "status": "success",
+                     *           "contentType": "Model",
+                     *           "startedAt": 1732190400100,
+                     *           "endedAt": 1732190401300,
+                     *           "latency": 1200,
+                     *           "referenceId": "span-llm-1",
+                     *           "parentReferenceId": null,
+                     *           "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+                     *           "model": "gpt-4o-mini",
+                     *           "provider": "openai",
+                     *           "cost": 0.000021,
+                     *           "promptTokens": 12,
+                     *           "completionTokens": 5,
+                     *           "totalTokens": 17
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogTraceTree"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLogSpan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the span.
+                 * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
+                 */
+                spanId: components["parameters"]["SpanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The span. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                     *       "name": "llm-call",
+                     *       "status": "success",
+                     *       "contentType": "Model",
+                     *       "startedAt": 1732190400100,
+                     *       "endedAt": 1732190401300,
+                     *       "latency": 1200,
+                     *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *       "scores": [
+                     *         {
+                     *           "name": "thumbs",
+                     *           "count": 1,
+                     *           "latestValue": true,
+                     *           "latestAt": 1732190405000
+                     *         }
+                     *       ],
+                     *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+                     *       "deploymentId": null,
+                     *       "referenceId": "span-llm-1",
+                     *       "parentReferenceId": null,
+                     *       "sessionId": "sess-42",
+                     *       "cost": 0.000021,
+                     *       "promptTokens": 12,
+                     *       "completionTokens": 5,
+                     *       "totalTokens": 17,
+                     *       "content": "{\"type\":\"Model\",\"provider\":\"openai\",\"model\":\"gpt-4o-mini\",\"input\":\"{\\\"messages\\\":[]}\",\"output\":\"{\\\"messages\\\":[],\\\"tokenUsage\\\":{\\\"promptTokens\\\":12,\\\"completionTokens\\\":5,\\\"totalTokens\\\":17}}\",\"cost\":0.000021}",
+                     *       "parsedContent": {
+                     *         "type": "Model",
+                     *         "provider": "openai",
+                     *         "model": "gpt-4o-mini",
+                     *         "input": "{\"messages\":[]}",
+                     *         "output": "{\"messages\":[],\"tokenUsage\":{\"promptTokens\":12,\"completionTokens\":5,\"totalTokens\":17}}",
+                     *         "cost": 0.000021
+                     *       },
+                     *       "attributes": {},
+                     *       "tags": [
+                     *         "production"
+                     *       ],
+                     *       "events": [],
+                     *       "createdAt": 1732190402100,
+                     *       "updatedAt": 1732190402100
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogSpan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createScores: {
