@@ -13,21 +13,19 @@ import { readableContent } from "./span-content.ts";
 import { spanTree } from "./span-tree.ts";
 
 type Span = Schemas["LogSpan"];
+type SpanSummary = Schemas["LogSpanSummary"];
 const ROW_HEIGHT = 30;
 
-/** Every span of the trace, page after page (200 a page), oldest first. */
-async function traceSpans(projectId: string, logTraceId: string): Promise<Span[]> {
-  const spans: Span[] = [];
-  let cursor: string | undefined;
-  do {
-    const reply = await fetchClient.POST("/logs/spans", {
-      body: { projectId, logTraceId, sort: "startedAt:asc", limit: 200, ...(cursor && { cursor }) },
-    });
-    if (!reply.data) throw new Error(errorMessage(reply.error));
-    spans.push(...reply.data.spans);
-    cursor = reply.data.pagination.nextCursor ?? undefined;
-  } while (cursor);
-  return spans;
+/**
+ * Every span of the trace as a summary, in one request (getLogTraceTree, ADR 0026): the tree and the
+ * waterfall need no content, and a trace of 10,000 spans is one read rather than 50 pages of full spans.
+ */
+async function traceTree(projectId: string, traceId: string): Promise<SpanSummary[]> {
+  const reply = await fetchClient.GET("/projects/{projectId}/traces/{traceId}/tree", {
+    params: { path: { projectId, traceId } },
+  });
+  if (!reply.data) throw new Error(errorMessage(reply.error));
+  return reply.data.spans;
 }
 
 /** One trace: its totals, its span tree on a waterfall, and the selected span read in full. */
@@ -46,8 +44,8 @@ export function TraceDetail() {
     },
   });
   const spans = useQuery({
-    queryKey: ["traceSpans", projectId, traceId],
-    queryFn: () => traceSpans(projectId as string, traceId),
+    queryKey: ["traceTree", projectId, traceId],
+    queryFn: () => traceTree(projectId as string, traceId),
   });
   const rows = useMemo(() => (spans.data && spans.data.length > 0 ? spanTree(spans.data) : []), [spans.data]);
   const selected = rows.find((row) => row.span.id === search.span)?.span ?? rows[0]?.span;
@@ -145,10 +143,34 @@ export function TraceDetail() {
             })}
           </ul>
         </nav>
-        {selected && <SpanPanel span={selected} raw={search.view === "raw"} />}
+        {selected && <SelectedSpan spanId={selected.id} raw={search.view === "raw"} />}
       </div>
     </section>
   );
+}
+
+/** The selected span read in full (getLogSpan), fetched when it is selected. */
+function SelectedSpan({ spanId, raw }: { spanId: string; raw: boolean }) {
+  const { projectId } = useWorkspace();
+  const span = useQuery({
+    queryKey: ["span", projectId, spanId],
+    queryFn: async () => {
+      const reply = await fetchClient.GET("/projects/{projectId}/spans/{spanId}", {
+        params: { path: { projectId: projectId as string, spanId } },
+      });
+      if (!reply.data) throw new Error(errorMessage(reply.error));
+      return reply.data;
+    },
+  });
+  if (span.error) {
+    return (
+      <p role="alert" className="error">
+        {span.error.message}
+      </p>
+    );
+  }
+  if (!span.data) return <p className="span-panel">Loading span…</p>;
+  return <SpanPanel span={span.data} raw={raw} />;
 }
 
 function SpanPanel({ span, raw }: { span: Span; raw: boolean }) {
