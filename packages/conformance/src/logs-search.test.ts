@@ -468,7 +468,9 @@ describe("getLogTraceTree", () => {
 
   it("200: every span of the trace as a summary, oldest first", async () => {
     const trace = traces[0] as { id: string; spanIds: string[] };
-    const reply = await send(use().client, {});
+    const reply = await use().client.GET("/projects/{projectId}/traces/{traceId}/tree", {
+      params: { path: { projectId, traceId: trace.id } },
+    });
     expectStatus(reply, 200);
     expect(reply.data?.traceId).toBe(trace.id);
     expect(reply.data?.spans.map((span) => span.id)).toEqual(trace.spanIds);
@@ -485,8 +487,10 @@ describe("getLogSpan", () => {
       ...extra,
     });
 
-  it("200: the span in full, as the span search returns it", async () => {
-    const reply = await send(use().client, {});
+  it("200: the span in full, its content parsed", async () => {
+    const reply = await use().client.GET("/projects/{projectId}/spans/{spanId}", {
+      params: { path: { projectId, spanId: traces[0]?.spanIds[1] as string } },
+    });
     expectStatus(reply, 200);
     expect(reply.data).toMatchObject({ id: traces[0]?.spanIds[1], name: "lookup_order", contentType: "Tool" });
     expect(reply.data?.parsedContent).toMatchObject({ type: "Tool", input: '{"orderId":"8812"}' });
