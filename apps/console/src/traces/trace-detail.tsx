@@ -1,7 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { errorMessage, fetchClient, type Schemas } from "../api.ts";
 import { AddToDataset } from "../datasets/add-to-dataset.tsx";
 import { formatCost, formatLatency, formatTime, formatTokens } from "../format.ts";
@@ -28,11 +28,31 @@ async function traceTree(projectId: string, traceId: string): Promise<SpanSummar
   return reply.data.spans;
 }
 
+/** The query of one span read in full (getLogSpan). A stored span does not change, so it is read once. */
+function spanQuery(projectId: string, spanId: string) {
+  return {
+    queryKey: ["span", projectId, spanId],
+    staleTime: Number.POSITIVE_INFINITY,
+    queryFn: async () => {
+      const reply = await fetchClient.GET("/projects/{projectId}/spans/{spanId}", {
+        params: { path: { projectId, spanId } },
+      });
+      if (!reply.data) throw new Error(errorMessage(reply.error));
+      return reply.data;
+    },
+  };
+}
+
 /** One trace: its totals, its span tree on a waterfall, and the selected span read in full. */
 export function TraceDetail() {
   const { projectId } = useWorkspace();
   const { traceId } = traceRoute.useParams();
   const search = traceRoute.useSearch();
+  const queryClient = useQueryClient();
+  // A shared link names its span: read it alongside the tree rather than after it.
+  useEffect(() => {
+    if (search.span) void queryClient.prefetchQuery(spanQuery(projectId as string, search.span));
+  }, [queryClient, projectId, search.span]);
   const trace = useQuery({
     queryKey: ["trace", projectId, traceId],
     queryFn: async () => {
@@ -152,16 +172,7 @@ export function TraceDetail() {
 /** The selected span read in full (getLogSpan), fetched when it is selected. */
 function SelectedSpan({ spanId, raw }: { spanId: string; raw: boolean }) {
   const { projectId } = useWorkspace();
-  const span = useQuery({
-    queryKey: ["span", projectId, spanId],
-    queryFn: async () => {
-      const reply = await fetchClient.GET("/projects/{projectId}/spans/{spanId}", {
-        params: { path: { projectId: projectId as string, spanId } },
-      });
-      if (!reply.data) throw new Error(errorMessage(reply.error));
-      return reply.data;
-    },
-  });
+  const span = useQuery(spanQuery(projectId as string, spanId));
   if (span.error) {
     return (
       <p role="alert" className="error">
