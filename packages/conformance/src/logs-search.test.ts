@@ -457,4 +457,53 @@ describe("exportLogSpans", () => {
   itAnswersTheErrorMatrix({ access: "read", send, body: true });
 });
 
-itProvokedEveryDocumentedStatus(use, ["searchLogTraces", "searchLogSpans", "exportLogTraces", "exportLogSpans"]);
+const anotherProject = { parent: "project", create: async () => (await newProject(use().client, `Other ${run}`)).id };
+
+describe("getLogTraceTree", () => {
+  const send: Send = (client, extra, id = traces[0]?.id as string, parent = projectId) =>
+    client.GET("/projects/{projectId}/traces/{traceId}/tree", {
+      params: { path: { projectId: parent, traceId: id } },
+      ...extra,
+    });
+
+  it("200: every span of the trace as a summary, oldest first", async () => {
+    const trace = traces[0] as { id: string; spanIds: string[] };
+    const reply = await use().client.GET("/projects/{projectId}/traces/{traceId}/tree", {
+      params: { path: { projectId, traceId: trace.id } },
+    });
+    expectStatus(reply, 200);
+    expect(reply.data?.traceId).toBe(trace.id);
+    expect(reply.data?.spans.map((span) => span.id)).toEqual(trace.spanIds);
+    expect(reply.data?.spans[0]).toMatchObject({ name: "llm-call", model: "gpt-4o-mini", provider: "openai" });
+  });
+
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "trace", elsewhere: anotherProject });
+});
+
+describe("getLogSpan", () => {
+  const send: Send = (client, extra, id = traces[0]?.spanIds[1] as string, parent = projectId) =>
+    client.GET("/projects/{projectId}/spans/{spanId}", {
+      params: { path: { projectId: parent, spanId: id } },
+      ...extra,
+    });
+
+  it("200: the span in full, its content parsed", async () => {
+    const reply = await use().client.GET("/projects/{projectId}/spans/{spanId}", {
+      params: { path: { projectId, spanId: traces[0]?.spanIds[1] as string } },
+    });
+    expectStatus(reply, 200);
+    expect(reply.data).toMatchObject({ id: traces[0]?.spanIds[1], name: "lookup_order", contentType: "Tool" });
+    expect(reply.data?.parsedContent).toMatchObject({ type: "Tool", input: '{"orderId":"8812"}' });
+  });
+
+  itAnswersTheErrorMatrix({ access: "read", send, unknown: "span", elsewhere: anotherProject });
+});
+
+itProvokedEveryDocumentedStatus(use, [
+  "searchLogTraces",
+  "searchLogSpans",
+  "exportLogTraces",
+  "exportLogSpans",
+  "getLogTraceTree",
+  "getLogSpan",
+]);

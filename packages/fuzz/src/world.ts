@@ -219,7 +219,7 @@ export async function openWorld(databaseUrl: string | undefined): Promise<World>
     into.providerId = (await request("POST", "/providers", compatible)).id;
     const trace = await request("POST", "/logs/trace", fromExample("createLogTrace", into));
     into.traceId = trace.traceId;
-    await request("POST", "/logs/span", fromExample("createLogSpan", into));
+    into.spanId = (await request("POST", "/logs/span", fromExample("createLogSpan", into))).spanId;
   }
   await populate(call, ids);
   await populate(api(otherKey), otherIds);

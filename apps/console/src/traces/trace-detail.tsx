@@ -1,7 +1,7 @@
-import { useQuery } from "@tanstack/react-query";
+import { useQuery, useQueryClient } from "@tanstack/react-query";
 import { Link } from "@tanstack/react-router";
 import { useVirtualizer } from "@tanstack/react-virtual";
-import { useMemo, useRef } from "react";
+import { useEffect, useMemo, useRef } from "react";
 import { errorMessage, fetchClient, type Schemas } from "../api.ts";
 import { AddToDataset } from "../datasets/add-to-dataset.tsx";
 import { formatCost, formatLatency, formatTime, formatTokens } from "../format.ts";
@@ -13,21 +13,34 @@ import { readableContent } from "./span-content.ts";
 import { spanTree } from "./span-tree.ts";
 
 type Span = Schemas["LogSpan"];
+type SpanSummary = Schemas["LogSpanSummary"];
 const ROW_HEIGHT = 30;
 
-/** Every span of the trace, page after page (200 a page), oldest first. */
-async function traceSpans(projectId: string, logTraceId: string): Promise<Span[]> {
-  const spans: Span[] = [];
-  let cursor: string | undefined;
-  do {
-    const reply = await fetchClient.POST("/logs/spans", {
-      body: { projectId, logTraceId, sort: "startedAt:asc", limit: 200, ...(cursor && { cursor }) },
-    });
-    if (!reply.data) throw new Error(errorMessage(reply.error));
-    spans.push(...reply.data.spans);
-    cursor = reply.data.pagination.nextCursor ?? undefined;
-  } while (cursor);
-  return spans;
+/**
+ * Every span of the trace as a summary, in one request (getLogTraceTree, ADR 0026): the tree and the
+ * waterfall need no content, and a trace of 10,000 spans is one read rather than 50 pages of full spans.
+ */
+async function traceTree(projectId: string, traceId: string): Promise<SpanSummary[]> {
+  const reply = await fetchClient.GET("/projects/{projectId}/traces/{traceId}/tree", {
+    params: { path: { projectId, traceId } },
+  });
+  if (!reply.data) throw new Error(errorMessage(reply.error));
+  return reply.data.spans;
+}
+
+/** The query of one span read in full (getLogSpan). A stored span does not change, so it is read once. */
+function spanQuery(projectId: string, spanId: string) {
+  return {
+    queryKey: ["span", projectId, spanId],
+    staleTime: Number.POSITIVE_INFINITY,
+    queryFn: async () => {
+      const reply = await fetchClient.GET("/projects/{projectId}/spans/{spanId}", {
+        params: { path: { projectId, spanId } },
+      });
+      if (!reply.data) throw new Error(errorMessage(reply.error));
+      return reply.data;
+    },
+  };
 }
 
 /** One trace: its totals, its span tree on a waterfall, and the selected span read in full. */
@@ -35,6 +48,11 @@ export function TraceDetail() {
   const { projectId } = useWorkspace();
   const { traceId } = traceRoute.useParams();
   const search = traceRoute.useSearch();
+  const queryClient = useQueryClient();
+  // A shared link names its span: read it alongside the tree rather than after it.
+  useEffect(() => {
+    if (search.span) void queryClient.prefetchQuery(spanQuery(projectId as string, search.span));
+  }, [queryClient, projectId, search.span]);
   const trace = useQuery({
     queryKey: ["trace", projectId, traceId],
     queryFn: async () => {
@@ -46,8 +64,8 @@ export function TraceDetail() {
     },
   });
   const spans = useQuery({
-    queryKey: ["traceSpans", projectId, traceId],
-    queryFn: () => traceSpans(projectId as string, traceId),
+    queryKey: ["traceTree", projectId, traceId],
+    queryFn: () => traceTree(projectId as string, traceId),
   });
   const rows = useMemo(() => (spans.data && spans.data.length > 0 ? spanTree(spans.data) : []), [spans.data]);
   const selected = rows.find((row) => row.span.id === search.span)?.span ?? rows[0]?.span;
@@ -145,10 +163,25 @@ export function TraceDetail() {
             })}
           </ul>
         </nav>
-        {selected && <SpanPanel span={selected} raw={search.view === "raw"} />}
+        {selected && <SelectedSpan spanId={selected.id} raw={search.view === "raw"} />}
       </div>
     </section>
   );
+}
+
+/** The selected span read in full (getLogSpan), fetched when it is selected. */
+function SelectedSpan({ spanId, raw }: { spanId: string; raw: boolean }) {
+  const { projectId } = useWorkspace();
+  const span = useQuery(spanQuery(projectId as string, spanId));
+  if (span.error) {
+    return (
+      <p role="alert" className="error">
+        {span.error.message}
+      </p>
+    );
+  }
+  if (!span.data) return <p className="span-panel">Loading span…</p>;
+  return <SpanPanel span={span.data} raw={raw} />;
 }
 
 function SpanPanel({ span, raw }: { span: Span; raw: boolean }) {

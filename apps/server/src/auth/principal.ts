@@ -85,6 +85,8 @@ const ACCESS = {
   exportLogTraces: "read",
   searchLogSpans: "read",
   exportLogSpans: "read",
+  getLogTraceTree: "read",
+  getLogSpan: "read",
   searchLogMetrics: "read",
   // An application sends its users' feedback with the key it logs with; deleting a score is a correction.
   searchScores: "read",

@@ -7167,6 +7167,89 @@ export const OtlpExportTraceServiceResponseSchema = z
 
 export type OtlpExportTraceServiceResponse = z.infer<typeof OtlpExportTraceServiceResponseSchema>
 
+export const LogSpanSummarySchema = z
+  .strictObject({
+    id: EntityIdSchema,
+    name: z.string().min(1).max(256),
+    status: LogStatusSchema,
+    contentType: z.string().min(1).max(64),
+    startedAt: TimestampSchema,
+    endedAt: TimestampSchema,
+    latency: z.number().min(0),
+    referenceId: z.string().max(128).nullable(),
+    parentReferenceId: z
+      .string()
+      .max(128)
+      .nullable()
+      .openapi({
+        description:
+          "The `referenceId` of the span's parent in the same trace; `null` for a root span.",
+      }),
+    promptId: z.union([EntityIdSchema, z.null().nullable()]),
+    model: z.string().max(256).nullable(),
+    provider: z.string().max(256).nullable(),
+    cost: z.number().min(0).nullable(),
+    promptTokens: z.number().min(0).nullable(),
+    completionTokens: z.number().min(0).nullable(),
+    totalTokens: z.number().min(0).nullable(),
+  })
+  .openapi({
+    description:
+      "A span without its content, attributes, tags, events or scores: what a trace's span tree and waterfall show for every span. The same fields mean what they mean in LogSpan; `model` and `provider` are those of Model and ModelStream content (`null` for other spans). Read a span in full with getLogSpan.",
+    required: [
+      'id',
+      'name',
+      'status',
+      'contentType',
+      'startedAt',
+      'endedAt',
+      'latency',
+      'referenceId',
+      'parentReferenceId',
+      'promptId',
+      'model',
+      'provider',
+      'cost',
+      'promptTokens',
+      'completionTokens',
+      'totalTokens',
+    ],
+    examples: [
+      {
+        id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+        name: 'llm-call',
+        status: 'success',
+        contentType: 'Model',
+        startedAt: 1732190400100,
+        endedAt: 1732190401300,
+        latency: 1200,
+        referenceId: 'span-llm-1',
+        parentReferenceId: 'agent',
+        promptId: null,
+        model: 'gpt-4o-mini',
+        provider: 'openai',
+        cost: 0.000021,
+        promptTokens: 12,
+        completionTokens: 5,
+        totalTokens: 17,
+      },
+    ],
+  })
+  .openapi('LogSpanSummary')
+
+export type LogSpanSummary = z.infer<typeof LogSpanSummarySchema>
+
+export const LogTraceTreeSchema = z
+  .strictObject({ traceId: EntityIdSchema, spans: z.array(LogSpanSummarySchema).max(10000) })
+  .openapi({
+    description:
+      'Every span of one trace as a summary, oldest first (`startedAt`, then `id`). A trace holds at most 10,000 spans (createLogSpan and createLogTrace refuse more), so the list is always the whole trace.',
+    required: ['traceId', 'spans'],
+  })
+  .openapi('LogTraceTree')
+
+export type LogTraceTree = z.infer<typeof LogTraceTreeSchema>
+
 export const ScoreInputSchema = z
   .strictObject({
     traceId: EntityIdSchema.exactOptional(),
@@ -8348,6 +8431,28 @@ export const PharosProjectIdHeaderParamsSchema = EntityIdSchema.exactOptional().
       "Project the spans are stored in (set it through `OTEL_EXPORTER_OTLP_HEADERS`). When omitted, each resource's `pharos.project.id` attribute names it (`OTEL_RESOURCE_ATTRIBUTES=pharos.project.id=…`); the header wins over the attribute.",
     schema: { $ref: '#/components/schemas/EntityId' },
     example: 'project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8',
+  },
+})
+
+export const TraceIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'traceId',
+    in: 'path',
+    required: true,
+    description: 'Id of the trace.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+  },
+})
+
+export const SpanIdParamsSchema = EntityIdSchema.openapi({
+  param: {
+    name: 'spanId',
+    in: 'path',
+    required: true,
+    description: 'Id of the span.',
+    schema: { $ref: '#/components/schemas/EntityId' },
+    example: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
   },
 })
 
@@ -12672,6 +12777,129 @@ export const postOtelV1TracesRoute = createRoute({
     429: RateLimitedResponse,
     500: InternalErrorResponse,
     503: OverloadedResponse,
+  },
+})
+
+export const getProjectsProjectIdTracesTraceIdTreeRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/traces/{traceId}/tree',
+  tags: ['Logs'],
+  summary: "Read a trace's span tree",
+  description:
+    "Returns `200` with every span of the trace as a light summary (no content, attributes, tags, events or\nscores), oldest first (`startedAt`, then `id`), in one response: what a trace view needs to draw the\nspan tree (`parentReferenceId` names the parent's `referenceId`) and its waterfall, with each span's\nstatus, model, cost and tokens. A trace holds at most 10,000 spans, so the response is always the whole\ntrace and is not paginated. Read a span's content with getLogSpan when it is selected.\n\nWhy a separate read (ADR 0026): the span search returns every span with its full content, 200 a page,\nso a trace view of 10,000 spans needed 50 sequential requests of up to 1 MB of content per span; a\nsummary of 10,000 spans is about 3 MB of JSON in one indexed query on the trace.\n\nA trace that does not exist in the project (another project's included) is `404`, as is a `projectId`\nnot in the workspace; a key restricted to other projects gets `403`; a malformed id is `400`.\n",
+  operationId: 'getLogTraceTree',
+  request: { params: z.object({ projectId: ProjectIdParamsSchema, traceId: TraceIdParamsSchema }) },
+  responses: {
+    200: {
+      description: "The trace's spans as summaries, oldest first.",
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogTraceTreeSchema,
+          example: {
+            traceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+            spans: [
+              {
+                id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+                name: 'llm-call',
+                status: 'success',
+                contentType: 'Model',
+                startedAt: 1732190400100,
+                endedAt: 1732190401300,
+                latency: 1200,
+                referenceId: 'span-llm-1',
+                parentReferenceId: null,
+                promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+                model: 'gpt-4o-mini',
+                provider: 'openai',
+                cost: 0.000021,
+                promptTokens: 12,
+                completionTokens: 5,
+                totalTokens: 17,
+              },
+            ],
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
+  },
+})
+
+export const getProjectsProjectIdSpansSpanIdRoute = createRoute({
+  method: 'get',
+  path: '/projects/{projectId}/spans/{spanId}',
+  tags: ['Logs'],
+  summary: 'Read one span in full',
+  description:
+    "Returns `200` with one span of the project, as the span search returns it (content as stored and\nparsed, attributes, tags, events, score summary): what a trace view shows for the selected span of the\ntree getLogTraceTree returned. A span that does not exist in the project (another project's included)\nis `404`, as is a `projectId` not in the workspace; a key restricted to other projects gets `403`; a\nmalformed id is `400`.\n",
+  operationId: 'getLogSpan',
+  request: { params: z.object({ projectId: ProjectIdParamsSchema, spanId: SpanIdParamsSchema }) },
+  responses: {
+    200: {
+      description: 'The span.',
+      headers: z.object({
+        'X-Request-Id': RequestIdHeaderSchema,
+        'RateLimit-Policy': RateLimitPolicyHeaderSchema,
+        RateLimit: RateLimitHeaderSchema,
+      }),
+      content: {
+        'application/json': {
+          schema: LogSpanSchema,
+          example: {
+            id: 'span_01JD8Q9E4F6G8H0J2K4M6N8P0R',
+            name: 'llm-call',
+            status: 'success',
+            contentType: 'Model',
+            startedAt: 1732190400100,
+            endedAt: 1732190401300,
+            latency: 1200,
+            logTraceId: 'trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q',
+            scores: [{ name: 'thumbs', count: 1, latestValue: true, latestAt: 1732190405000 }],
+            promptId: 'prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA',
+            deploymentId: null,
+            referenceId: 'span-llm-1',
+            parentReferenceId: null,
+            sessionId: 'sess-42',
+            cost: 0.000021,
+            promptTokens: 12,
+            completionTokens: 5,
+            totalTokens: 17,
+            content:
+              '{"type":"Model","provider":"openai","model":"gpt-4o-mini","input":"{\\"messages\\":[]}","output":"{\\"messages\\":[],\\"tokenUsage\\":{\\"promptTokens\\":12,\\"completionTokens\\":5,\\"totalTokens\\":17}}","cost":0.000021}',
+            parsedContent: {
+              type: 'Model',
+              provider: 'openai',
+              model: 'gpt-4o-mini',
+              input: '{"messages":[]}',
+              output:
+                '{"messages":[],"tokenUsage":{"promptTokens":12,"completionTokens":5,"totalTokens":17}}',
+              cost: 0.000021,
+            },
+            attributes: {},
+            tags: ['production'],
+            events: [],
+            createdAt: 1732190402100,
+            updatedAt: 1732190402100,
+          },
+        },
+      },
+    },
+    400: BadRequestResponse,
+    401: UnauthorizedResponse,
+    403: ForbiddenResponse,
+    404: NotFoundResponse,
+    429: RateLimitedResponse,
+    500: InternalErrorResponse,
   },
 })
 

@@ -1533,6 +1533,83 @@ export type paths = {
         patch?: never;
         trace?: never;
     };
+    "/projects/{projectId}/traces/{traceId}/tree": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the trace.
+                 * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
+                 */
+                traceId: components["parameters"]["TraceId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read a trace's span tree
+         * @description Returns `200` with every span of the trace as a light summary (no content, attributes, tags, events or
+         *     scores), oldest first (`startedAt`, then `id`), in one response: what a trace view needs to draw the
+         *     span tree (`parentReferenceId` names the parent's `referenceId`) and its waterfall, with each span's
+         *     status, model, cost and tokens. A trace holds at most 10,000 spans, so the response is always the whole
+         *     trace and is not paginated. Read a span's content with getLogSpan when it is selected.
+         *
+         *     Why a separate read (ADR 0026): the span search returns every span with its full content, 200 a page,
+         *     so a trace view of 10,000 spans needed 50 sequential requests of up to 1 MB of content per span; a
+         *     summary of 10,000 spans is about 3 MB of JSON in one indexed query on the trace.
+         *
+         *     A trace that does not exist in the project (another project's included) is `404`, as is a `projectId`
+         *     not in the workspace; a key restricted to other projects gets `403`; a malformed id is `400`.
+         */
+        get: operations["getLogTraceTree"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/projects/{projectId}/spans/{spanId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the span.
+                 * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
+                 */
+                spanId: components["parameters"]["SpanId"];
+            };
+            cookie?: never;
+        };
+        /**
+         * Read one span in full
+         * @description Returns `200` with one span of the project, as the span search returns it (content as stored and
+         *     parsed, attributes, tags, events, score summary): what a trace view shows for the selected span of the
+         *     tree getLogTraceTree returned. A span that does not exist in the project (another project's included)
+         *     is `404`, as is a `projectId` not in the workspace; a key restricted to other projects gets `403`; a
+         *     malformed id is `400`.
+         */
+        get: operations["getLogSpan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/projects/{projectId}/scores": {
         parameters: {
             query?: never;
@@ -6932,6 +7009,51 @@ export type components = {
             };
         };
         /**
+         * @description A span without its content, attributes, tags, events or scores: what a trace's span tree and waterfall show for every span. The same fields mean what they mean in LogSpan; `model` and `provider` are those of Model and ModelStream content (`null` for other spans). Read a span in full with getLogSpan.
+         * @example {
+         *       "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+         *       "name": "llm-call",
+         *       "status": "success",
+         *       "contentType": "Model",
+         *       "startedAt": 1732190400100,
+         *       "endedAt": 1732190401300,
+         *       "latency": 1200,
+         *       "referenceId": "span-llm-1",
+         *       "parentReferenceId": "agent",
+         *       "promptId": null,
+         *       "model": "gpt-4o-mini",
+         *       "provider": "openai",
+         *       "cost": 0.000021,
+         *       "promptTokens": 12,
+         *       "completionTokens": 5,
+         *       "totalTokens": 17
+         *     }
+         */
+        LogSpanSummary: {
+            id: components["schemas"]["EntityId"];
+            name: string;
+            status: components["schemas"]["LogStatus"];
+            contentType: string;
+            startedAt: components["schemas"]["Timestamp"];
+            endedAt: components["schemas"]["Timestamp"];
+            latency: number;
+            referenceId: string | null;
+            /** @description The `referenceId` of the span's parent in the same trace; `null` for a root span. */
+            parentReferenceId: string | null;
+            promptId: components["schemas"]["EntityId"] | null;
+            model: string | null;
+            provider: string | null;
+            cost: number | null;
+            promptTokens: number | null;
+            completionTokens: number | null;
+            totalTokens: number | null;
+        };
+        /** @description Every span of one trace as a summary, oldest first (`startedAt`, then `id`). A trace holds at most 10,000 spans (createLogSpan and createLogTrace refuse more), so the list is always the whole trace. */
+        LogTraceTree: {
+            traceId: components["schemas"]["EntityId"];
+            spans: components["schemas"]["LogSpanSummary"][];
+        };
+        /**
          * @description One score to create. Name what it grades with `traceId` or `traceReferenceId` (the trace as a whole) or `spanId` (one span; its trace is found from it), or a trace and a span of it; none is 400, as are both `traceId` and `traceReferenceId`. A trace or span that is not in the project is 404.
          * @example {
          *       "spanId": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
@@ -7733,6 +7855,16 @@ export type components = {
          * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
          */
         PharosProjectIdHeader: components["schemas"]["EntityId"];
+        /**
+         * @description Id of the trace.
+         * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
+         */
+        TraceId: components["schemas"]["EntityId"];
+        /**
+         * @description Id of the span.
+         * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
+         */
+        SpanId: components["schemas"]["EntityId"];
         /**
          * @description Id of the score.
          * @example score_01JD8QB2C3D4E5F6G7H8J9K0M1
@@ -12822,6 +12954,156 @@ export interface operations {
             429: components["responses"]["RateLimited"];
             500: components["responses"]["InternalError"];
             503: components["responses"]["Overloaded"];
+        };
+    };
+    getLogTraceTree: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the trace.
+                 * @example trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q
+                 */
+                traceId: components["parameters"]["TraceId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The trace's spans as summaries, oldest first. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "traceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *       "spans": [
+                     *         {
+                     *           "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                     *           "name": "llm-call",
+                     *           "status": "success",
+                     *           "contentType": "Model",
+                     *           "startedAt": 1732190400100,
+                     *           "endedAt": 1732190401300,
+                     *           "latency": 1200,
+                     *           "referenceId": "span-llm-1",
+                     *           "parentReferenceId": null,
+                     *           "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+                     *           "model": "gpt-4o-mini",
+                     *           "provider": "openai",
+                     *           "cost": 0.000021,
+                     *           "promptTokens": 12,
+                     *           "completionTokens": 5,
+                     *           "totalTokens": 17
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogTraceTree"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
+        };
+    };
+    getLogSpan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /**
+                 * @description Id of the project.
+                 * @example project_01JD8Q4KZ8T6V2M3N4P5Q6R7S8
+                 */
+                projectId: components["parameters"]["ProjectId"];
+                /**
+                 * @description Id of the span.
+                 * @example span_01JD8Q9E4F6G8H0J2K4M6N8P0R
+                 */
+                spanId: components["parameters"]["SpanId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The span. */
+            200: {
+                headers: {
+                    "X-Request-Id": components["headers"]["RequestId"];
+                    "RateLimit-Policy": components["headers"]["RateLimitPolicy"];
+                    RateLimit: components["headers"]["RateLimit"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "span_01JD8Q9E4F6G8H0J2K4M6N8P0R",
+                     *       "name": "llm-call",
+                     *       "status": "success",
+                     *       "contentType": "Model",
+                     *       "startedAt": 1732190400100,
+                     *       "endedAt": 1732190401300,
+                     *       "latency": 1200,
+                     *       "logTraceId": "trace_01JD8Q9E4F6G8H0J2K4M6N8P0Q",
+                     *       "scores": [
+                     *         {
+                     *           "name": "thumbs",
+                     *           "count": 1,
+                     *           "latestValue": true,
+                     *           "latestAt": 1732190405000
+                     *         }
+                     *       ],
+                     *       "promptId": "prompt_01JD8Q4M1N0B5ZK3W7X9Y2C4VA",
+                     *       "deploymentId": null,
+                     *       "referenceId": "span-llm-1",
+                     *       "parentReferenceId": null,
+                     *       "sessionId": "sess-42",
+                     *       "cost": 0.000021,
+                     *       "promptTokens": 12,
+                     *       "completionTokens": 5,
+                     *       "totalTokens": 17,
+                     *       "content": "{\"type\":\"Model\",\"provider\":\"openai\",\"model\":\"gpt-4o-mini\",\"input\":\"{\\\"messages\\\":[]}\",\"output\":\"{\\\"messages\\\":[],\\\"tokenUsage\\\":{\\\"promptTokens\\\":12,\\\"completionTokens\\\":5,\\\"totalTokens\\\":17}}\",\"cost\":0.000021}",
+                     *       "parsedContent": {
+                     *         "type": "Model",
+                     *         "provider": "openai",
+                     *         "model": "gpt-4o-mini",
+                     *         "input": "{\"messages\":[]}",
+                     *         "output": "{\"messages\":[],\"tokenUsage\":{\"promptTokens\":12,\"completionTokens\":5,\"totalTokens\":17}}",
+                     *         "cost": 0.000021
+                     *       },
+                     *       "attributes": {},
+                     *       "tags": [
+                     *         "production"
+                     *       ],
+                     *       "events": [],
+                     *       "createdAt": 1732190402100,
+                     *       "updatedAt": 1732190402100
+                     *     }
+                     */
+                    "application/json": components["schemas"]["LogSpan"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            403: components["responses"]["Forbidden"];
+            404: components["responses"]["NotFound"];
+            429: components["responses"]["RateLimited"];
+            500: components["responses"]["InternalError"];
         };
     };
     createScores: {

@@ -3,6 +3,8 @@ import createLogTrace from "./create-log-trace.ts";
 import exportLogSpans from "./export-log-spans.ts";
 import exportLogTraces from "./export-log-traces.ts";
 import exportOtelTraces from "./export-otel-traces.ts";
+import getLogSpan from "./get-log-span.ts";
+import getLogTraceTree from "./get-log-trace-tree.ts";
 import searchLogMetrics from "./search-log-metrics.ts";
 import searchLogSpans from "./search-log-spans.ts";
 import searchLogTraces from "./search-log-traces.ts";
@@ -19,4 +21,6 @@ export const logRoutes = [
   exportLogSpans,
   searchLogMetrics,
   exportOtelTraces,
+  getLogTraceTree,
+  getLogSpan,
 ];

@@ -178,6 +178,30 @@ describeEachStore("log search query plans", (use) => {
     expectIndexed(h.store.dialect, plan, "promptId");
   });
 
+  // A trace's spans in time order, as a trace view pages them: one range of the trace index, not a walk of
+  // the project's time index (which SQLite chose while the trace index lacked the keyset's id, ADR 0026).
+  it("searchLogSpans: + logTraceId, in either order and after a cursor, uses the trace index", async () => {
+    const h = use();
+    const trace = await h.request("POST", "/logs/traces", { body: { projectId, limit: 1 } });
+    const logTraceId = trace.body.traces[0].id as string;
+    for (let i = 1; i <= 2; i++) await insertSpan(h, logTraceId, { startedAt: T0 + 500_000 + i });
+    for (const sort of ["startedAt:asc", "startedAt:desc"]) {
+      const body = { projectId, logTraceId, sort, limit: 1 };
+      const first = await h.request("POST", "/logs/spans", { body });
+      expect(first.status).toBe(200);
+      const cursor = first.body.pagination.nextCursor as string;
+      for (const page of [body, { ...body, cursor }]) {
+        const plan = await explain(h, await recording.searchQuery("/logs/spans", page));
+        const byTrace =
+          h.store.dialect === "sqlite"
+            ? /^SEARCH logSpans USING INDEX logSpansByTrace \(traceId=\?/m
+            : /Index (Only )?Scan( Backward)? using "?logSpansByTrace"?/m;
+        expect(plan, `${sort} ${"cursor" in page ? "later page" : "first page"}`).toMatch(byTrace);
+        expect(plan).not.toMatch(/USE TEMP B-TREE FOR ORDER BY|Sort Key/);
+      }
+    }
+  });
+
   it("a later page is a range of the index (the keyset condition is an index condition)", async () => {
     const h = use();
     for (const [path, cursor] of [

@@ -25,6 +25,7 @@ import { computedCells } from "./0016-computed-cells.ts";
 import { datasetRowSources } from "./0017-dataset-row-sources.ts";
 import { scoreRollups } from "./0020-score-rollups.ts";
 import { dimensionRollups } from "./0021-dimension-rollups.ts";
+import { spanTraceIndex } from "./0022-span-trace-index.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -48,5 +49,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0017-dataset-row-sources": datasetRowSources,
     "0020-score-rollups": scoreRollups(dialect),
     "0021-dimension-rollups": dimensionRollups(dialect),
+    "0022-span-trace-index": spanTraceIndex,
   };
 }
