@@ -237,7 +237,7 @@ describe("evaluations in Chromium", () => {
     await page.context().close();
   });
 
-  it("reads results beyond the first page of 200 with “Load more results”", async () => {
+  it("reads results and a comparison beyond the first page of 200 (“Load more results”, “Load more rows”)", async () => {
     // A run of its own prompt, dataset and provider: a fake that answers at once, so 230 rows take moments.
     const quick = await startFakeProvider();
     try {
@@ -283,6 +283,31 @@ describe("evaluations in Chromium", () => {
       );
       expect(await results.getByRole("row").last().innerText()).toContain("Question 230");
       expect(await page.getByRole("button", { name: "Load more results" }).count()).toBe(0);
+
+      // A second run over the same rows against the first: 200 compared rows, then all 230, each with its values
+      // (read from the dataset past its first page), none shown by its id alone.
+      const second = await world.api("POST", `/prompts/${prompt.id}/evaluations`, {
+        evaluatorId: evaluator.id,
+        datasetId: dataset.id,
+      });
+      await expect
+        .poll(async () => (await world.api("GET", `/prompts/${prompt.id}/evaluations/${second.runId}`)).status, {
+          timeout: 60_000,
+        })
+        .toBe("completed");
+      await page.goto(
+        `${world.baseUrl}/evaluations/${prompt.id}?project=${world.projectId}&run=${second.runId}&baseline=${runId}`,
+      );
+      const compared = page.getByRole("table", { name: "Compared rows" });
+      await expect.poll(() => compared.getByRole("row").count()).toBe(201);
+      expect(await page.getByText("200 rows shown.").count()).toBe(1);
+      await page.getByRole("button", { name: "Load more rows" }).click();
+      await expect.poll(() => compared.getByRole("row").count()).toBe(231);
+      expect(await page.getByRole("button", { name: "Load more rows" }).count()).toBe(0);
+      await expect.poll(() => compared.locator("td > code").count()).toBe(0);
+      const texts = await compared.getByRole("row").allInnerTexts();
+      expect(texts.filter((text) => text.includes("unchanged"))).toHaveLength(230);
+      expect(texts.some((text) => text.includes("Question 230"))).toBe(true);
       expect(problems).toEqual([]);
       await page.context().close();
     } finally {

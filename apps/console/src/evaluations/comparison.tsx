@@ -1,11 +1,15 @@
-import { $api, errorMessage, type Schemas } from "../api.ts";
+import { useInfiniteQuery } from "@tanstack/react-query";
+import { useEffect, useMemo } from "react";
+import { errorMessage, fetchClient, type Schemas } from "../api.ts";
 import { formatCost, formatLatency, formatTokens } from "../format.ts";
 import { useEvaluationsSearch } from "./evaluations-page.tsx";
 import { RowValues, useColumnNames } from "./run-detail.tsx";
 import { deltaTone, formatDelta, formatRate } from "./view.ts";
 
-/** Rows compared at once; the API's largest page. */
+/** Rows compared, and dataset rows read, a page at a time: the API's largest page. */
 const ROWS_PAGE = 200;
+const COMPARISON_PATH = "/prompts/{promptId}/evaluations/{evaluationId}/comparison";
+const ROWS_PATH = "/datasets/{datasetId}/rows";
 
 type Totals = Schemas["EvaluationRunTotals"];
 const FIGURES: {
@@ -33,21 +37,52 @@ function Side({ result }: { result: Schemas["EvaluationResult"] | null }) {
 /** The selected run (candidate) against a baseline: totals with deltas, and row by row what changed. */
 export function Comparison({ candidateId, baselineId }: { candidateId: string; baselineId: string }) {
   const { promptId, search, update } = useEvaluationsSearch();
-  const comparison = $api.useQuery("get", "/prompts/{promptId}/evaluations/{evaluationId}/comparison", {
-    params: {
-      path: { promptId, evaluationId: candidateId },
-      query: { baselineId, limit: ROWS_PAGE, ...(search.change && { change: search.change }) },
+  const comparisonQuery = { baselineId, limit: ROWS_PAGE, ...(search.change && { change: search.change }) };
+  const comparison = useInfiniteQuery({
+    queryKey: ["get", COMPARISON_PATH, { promptId, candidateId, ...comparisonQuery }],
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam, signal }) => {
+      const reply = await fetchClient.GET(COMPARISON_PATH, {
+        params: { path: { promptId, evaluationId: candidateId }, query: { ...comparisonQuery, cursor: pageParam } },
+        signal,
+      });
+      if (!reply.data) throw reply.error;
+      return reply.data;
     },
+    getNextPageParam: (page) => page.pagination.nextCursor ?? undefined,
   });
-  const datasetId = comparison.data?.datasetId;
+  const first = comparison.data?.pages[0];
+  const compared = useMemo(() => comparison.data?.pages.flatMap((page) => page.rows) ?? [], [comparison.data]);
+  const datasetId = first?.datasetId;
   const nameOf = useColumnNames(datasetId);
-  const rows = $api.useQuery(
-    "get",
-    "/datasets/{datasetId}/rows",
-    { params: { path: { datasetId: datasetId as string }, query: { limit: 200 } } },
-    { enabled: datasetId !== undefined },
+  // The compared rows' values, from the dataset's rows read oldest first until every compared row is among them
+  // (the comparison has no row expansion; a filtered comparison may skip many dataset rows).
+  const rows = useInfiniteQuery({
+    queryKey: ["get", ROWS_PATH, { datasetId, sort: "createdAt:asc", limit: ROWS_PAGE }],
+    enabled: datasetId !== undefined,
+    initialPageParam: undefined as string | undefined,
+    queryFn: async ({ pageParam, signal }) => {
+      const reply = await fetchClient.GET(ROWS_PATH, {
+        params: {
+          path: { datasetId: datasetId as string },
+          query: { sort: "createdAt:asc", limit: ROWS_PAGE, cursor: pageParam },
+        },
+        signal,
+      });
+      if (!reply.data) throw reply.error;
+      return reply.data;
+    },
+    getNextPageParam: (page) => page.pagination.nextCursor ?? undefined,
+  });
+  const valuesById = useMemo(
+    () => new Map(rows.data?.pages.flatMap((page) => page.rows.map((row) => [row.id, row.values] as const))),
+    [rows.data],
   );
-  const valuesOf = (rowId: string) => rows.data?.rows.find((row) => row.id === rowId)?.values;
+  const missingValues = compared.some((row) => !valuesById.has(row.rowId));
+  const { hasNextPage: moreRows, isFetchingNextPage: fetchingRows, fetchNextPage: fetchMoreRows } = rows;
+  useEffect(() => {
+    if (missingValues && moreRows && !fetchingRows) void fetchMoreRows();
+  }, [missingValues, moreRows, fetchingRows, fetchMoreRows]);
 
   if (comparison.error) {
     return (
@@ -56,8 +91,8 @@ export function Comparison({ candidateId, baselineId }: { candidateId: string; b
       </p>
     );
   }
-  if (!comparison.data) return <p>Loading the comparison…</p>;
-  const { totals } = comparison.data;
+  if (!first) return <p>Loading the comparison…</p>;
+  const { totals } = first;
   const { changes } = totals;
 
   return (
@@ -108,8 +143,8 @@ export function Comparison({ candidateId, baselineId }: { candidateId: string; b
           </tr>
         </thead>
         <tbody>
-          {comparison.data.rows.map((row) => {
-            const values = valuesOf(row.rowId);
+          {compared.map((row) => {
+            const values = valuesById.get(row.rowId);
             return (
               <tr key={row.rowId} className={`change-${row.change}`}>
                 <td>
@@ -129,8 +164,19 @@ export function Comparison({ candidateId, baselineId }: { candidateId: string; b
           })}
         </tbody>
       </table>
-      {comparison.data.rows.length === 0 && <p>No rows{search.change ? ` ${search.change}` : ""}.</p>}
-      {comparison.data.pagination.hasMore && <p className="hint">The first {ROWS_PAGE} rows are shown.</p>}
+      {compared.length === 0 && <p>No rows{search.change ? ` ${search.change}` : ""}.</p>}
+      {comparison.hasNextPage && (
+        <p className="pager">
+          <span>{compared.length} rows shown.</span>
+          <button
+            type="button"
+            disabled={comparison.isFetchingNextPage}
+            onClick={() => void comparison.fetchNextPage()}
+          >
+            {comparison.isFetchingNextPage ? "Loading more rows…" : "Load more rows"}
+          </button>
+        </p>
+      )}
     </section>
   );
 }
