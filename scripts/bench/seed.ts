@@ -229,6 +229,7 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
           events: "[]",
           createdAt: spanStart + latency,
           updatedAt: spanStart + latency,
+          originId: null,
         });
         attributes.push(
           ...attributeRows({ projectId, ownerKind: "span", ownerId: spanId, startedAt: spanStart }, spanAttributes),

@@ -227,6 +227,8 @@ export interface Database {
     events: string;
     createdAt: number;
     updatedAt: number;
+    /** An OTLP span's origin (migration 0026): its resource, scope and kind attributes, indexed once per set. */
+    originId: string | null;
   };
   /**
    * One row per attribute of a trace or span, typed, so attribute filters use an index instead of scanning
@@ -242,6 +244,19 @@ export interface Database {
     /** 0 or 1. */
     booleanValue: number | null;
     startedAt: number;
+  };
+  /**
+   * One row per attribute of a span origin (migration 0026): the `otel.resource.*`, `otel.scope.*` and
+   * `otel.span.kind` attributes its OTLP spans share, for attribute filters on spans. Exactly one value column is set.
+   */
+  logOriginAttributes: {
+    projectId: string;
+    originId: string;
+    key: string;
+    textValue: string | null;
+    numberValue: number | null;
+    /** 0 or 1. */
+    booleanValue: number | null;
   };
   /** One row per tag of a trace or span, for indexed tag filters. */
   logTags: {

@@ -1475,8 +1475,11 @@ export type paths = {
          *     kept in `otel.status.message`). Nothing is dropped: every attribute not used for the content is kept
          *     verbatim in `attributes` (arrays and maps as JSON text, 64-bit integers beyond 2^53 as decimal text,
          *     `NaN`/`Infinity` as text), resource attributes prefixed `otel.resource.`, the instrumentation scope as
-         *     `otel.scope.name`/`otel.scope.version`, the kind as `otel.span.kind` (`internal`, `server`, `client`,
-         *     `producer`, `consumer`), links as `otel.links` (JSON text), trace state as `otel.trace_state`. Events are
+         *     `otel.scope.name`/`otel.scope.version` and its attributes prefixed `otel.scope.attributes.`, the kind as
+         *     `otel.span.kind` (`internal`, `server`, `client`, `producer`, `consumer`), links as `otel.links` (JSON
+         *     text), trace state as `otel.trace_state`. Span search filters on all of them like on any span attribute;
+         *     the resource, scope and kind attributes, which most spans of an application share, are indexed once per
+         *     distinct set rather than once per span (search finds the same spans either way). Events are
          *     kept as JSON text `{"name","timeUnixNano","attributes"}` in `events`. What does not fit the bounds of
          *     `attributes` and `events` (more than 100 keys, values over 4,096 characters, more than 100 events, an
          *     event over 16,384 characters) is kept in the content's input JSON under `otel` instead. A content over

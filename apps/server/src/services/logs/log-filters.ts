@@ -15,6 +15,7 @@ import type { schemas } from "@pharos/contract";
 import { type Kysely, type RawBuilder, type SelectQueryBuilder, type SqlBool, sql } from "kysely";
 import { invalid } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
+import { isOriginKey } from "../otel/span-origins.ts";
 import { scoreFilterCondition } from "./score-filter.ts";
 
 export type LogKind = "trace" | "span";
@@ -184,50 +185,79 @@ function tagCondition(scope: SearchScope, filter: schemas.LogTagsFilter): Condit
 }
 
 type AttributeValue = string | number | boolean;
-const attribute = (name: "textValue" | "numberValue" | "booleanValue") => sql.ref(`logAttributes.${name}`);
+type AttributeTable = "logAttributes" | "logOriginAttributes";
+type ValueColumn = "textValue" | "numberValue" | "booleanValue";
 
 /** The stored value is one of `values`, with the same JSON type (each type has its own column). */
-function attributeIn(values: readonly AttributeValue[]): Condition {
+function attributeIn(value: (name: ValueColumn) => Sql, values: readonly AttributeValue[]): Condition {
   const strings = values.filter((v): v is string => typeof v === "string");
   const numbers = values.filter((v): v is number => typeof v === "number");
   const booleans = values.filter((v): v is boolean => typeof v === "boolean").map((v) => (v ? 1 : 0));
   const alternatives: Condition[] = [];
-  if (strings.length > 0) alternatives.push(sql<SqlBool>`${attribute("textValue")} in (${valueList(strings)})`);
-  if (numbers.length > 0) alternatives.push(sql<SqlBool>`${attribute("numberValue")} in (${valueList(numbers)})`);
-  if (booleans.length > 0) alternatives.push(sql<SqlBool>`${attribute("booleanValue")} in (${valueList(booleans)})`);
+  if (strings.length > 0) alternatives.push(sql<SqlBool>`${value("textValue")} in (${valueList(strings)})`);
+  if (numbers.length > 0) alternatives.push(sql<SqlBool>`${value("numberValue")} in (${valueList(numbers)})`);
+  if (booleans.length > 0) alternatives.push(sql<SqlBool>`${value("booleanValue")} in (${valueList(booleans)})`);
   return sql<SqlBool>`(${sql.join(alternatives, sql` or `)})`;
 }
 
-function attributeCondition(scope: SearchScope, filter: schemas.LogAttributeFilter): Condition {
-  const key = (condition?: Condition) =>
+/**
+ * What an attribute filter asks of one stored attribute row of `table` (the row has the filter's key), and
+ * whether the filter is met by a row owning such an attribute (positive) or owning none (negative).
+ */
+function attributeMatch(
+  table: AttributeTable,
+  filter: schemas.LogAttributeFilter,
+): { positive: boolean; condition: Condition } {
+  const value = (name: ValueColumn) => sql.ref(`${table}.${name}`);
+  const withKey = (condition?: Condition) =>
     condition === undefined
-      ? sql<SqlBool>`${sql.ref("logAttributes.key")} = ${filter.key}`
-      : sql<SqlBool>`${sql.ref("logAttributes.key")} = ${filter.key} and ${condition}`;
+      ? sql<SqlBool>`${sql.ref(`${table}.key`)} = ${filter.key}`
+      : sql<SqlBool>`${sql.ref(`${table}.key`)} = ${filter.key} and ${condition}`;
   switch (filter.operator) {
     case "equals":
-      return ownsSideRow(scope, "logAttributes", key(attributeIn([filter.value])));
     case "not-equals":
-      return ownsNoSideRow(scope, "logAttributes", key(attributeIn([filter.value])));
+      return { positive: filter.operator === "equals", condition: withKey(attributeIn(value, [filter.value])) };
     case "contains":
-      return ownsSideRow(scope, "logAttributes", key(containsText(attribute("textValue"), filter.value)));
     case "not-contains":
-      return ownsNoSideRow(scope, "logAttributes", key(containsText(attribute("textValue"), filter.value)));
+      return {
+        positive: filter.operator === "contains",
+        condition: withKey(containsText(value("textValue"), filter.value)),
+      };
     case "gt":
     case "gte":
     case "lt":
     case "lte":
-      return ownsSideRow(
-        scope,
-        "logAttributes",
-        key(compare(attribute("numberValue"), filter.operator, sql`${filter.value}`)),
-      );
+      return {
+        positive: true,
+        condition: withKey(compare(value("numberValue"), filter.operator, sql`${filter.value}`)),
+      };
     case "in":
-      return ownsSideRow(scope, "logAttributes", key(attributeIn(filter.value)));
     case "not-in":
-      return ownsNoSideRow(scope, "logAttributes", key(attributeIn(filter.value)));
+      return { positive: filter.operator === "in", condition: withKey(attributeIn(value, filter.value)) };
     case "exists":
-      return filter.value ? ownsSideRow(scope, "logAttributes", key()) : ownsNoSideRow(scope, "logAttributes", key());
+      return { positive: filter.value, condition: withKey() };
   }
+}
+
+/**
+ * An attribute filter. A span's origin attributes (`otel.resource.*`, `otel.scope.*`, `otel.span.kind`: ADR
+ * 0013) are indexed through its origin, and per span for spans stored before origins (or written natively
+ * with such keys): a span has the attribute when either holds it.
+ */
+function attributeCondition(scope: SearchScope, filter: schemas.LogAttributeFilter): Condition {
+  const own = attributeMatch("logAttributes", filter);
+  const owned = own.positive
+    ? ownsSideRow(scope, "logAttributes", own.condition)
+    : ownsNoSideRow(scope, "logAttributes", own.condition);
+  if (scope.kind !== "span" || !isOriginKey(filter.key)) return owned;
+  const origin = attributeMatch("logOriginAttributes", filter);
+  const originId = column(scope, "originId");
+  const origins = sql`select ${sql.ref("logOriginAttributes.originId")} from ${sql.table(
+    "logOriginAttributes",
+  )} where ${sql.ref("logOriginAttributes.projectId")} = ${scope.projectId} and ${origin.condition}`;
+  return own.positive
+    ? sql<SqlBool>`(${owned} or ${originId} in (${origins}))`
+    : sql<SqlBool>`(${owned} and (${originId} is null or ${originId} not in (${origins})))`;
 }
 
 /** The alias of the owners a search is driven by, whose (startedAt, id) are its keyset. */
@@ -253,8 +283,13 @@ export function drivingOwners(
   scope: SearchScope,
   filters: readonly LogFilter[],
 ): DrivingOwners | undefined {
+  // A span's origin attributes are not all among its own rows (see attributeCondition): they cannot drive.
   const index = filters.findIndex(
-    (filter) => filter.column === "attributes" && filter.operator === "equals" && typeof filter.value === "string",
+    (filter) =>
+      filter.column === "attributes" &&
+      filter.operator === "equals" &&
+      typeof filter.value === "string" &&
+      !(scope.kind === "span" && isOriginKey(filter.key)),
   );
   const filter = filters[index];
   if (filter?.column !== "attributes" || typeof filter.value !== "string") return undefined;

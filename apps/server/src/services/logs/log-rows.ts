@@ -57,6 +57,7 @@ export function toSpanRow(
     events: toJson(span.events ?? []),
     createdAt: owner.now,
     updatedAt: owner.now,
+    originId: null,
   };
 }
 

@@ -24,6 +24,7 @@ import {
   traceBody,
   uniqueRef,
 } from "../../testing/log-write-fixtures.ts";
+import { hexId, jsonRequest, sendOtlp } from "../../testing/otel-fixtures.ts";
 import { WriteBatcher, type WriteWork } from "./write-batcher.ts";
 
 describeEachStore(
@@ -71,6 +72,44 @@ describeEachStore(
       expect(transactions).toBe(batches);
       expect(batches).toBeLessThanOrEqual(25);
       expect(stats.largestBatch).toBeGreaterThanOrEqual(5);
+    });
+
+    it("OTLP exports of new and stored traces at once: each trace created once, the others' spans attach, nothing retried", async () => {
+      const h = use();
+      const projectId = await newProject(h);
+      const span = (traceId: string, name: string) => ({ traceId, spanId: hexId(8), name });
+      const stored = hexId(16);
+      expect(
+        (await sendOtlp(h, { projectId, body: JSON.stringify(jsonRequest([span(stored, "first")])) })).status,
+      ).toBe(200);
+      const fresh = [hexId(16), hexId(16), hexId(16)];
+      // Each new trace arrives in two requests at once; the stored one in three more.
+      const requests = [
+        ...fresh.flatMap((traceId) => [[span(traceId, "a")], [span(traceId, "b"), span(traceId, "c")]]),
+        ...[1, 2, 3].map((n) => [span(stored, `more-${n}`)]),
+      ];
+      const stats = h.app.logWrites.stats;
+      const before = { jobs: stats.jobs, fallbacks: stats.fallbacks };
+
+      const replies = await Promise.all(
+        requests.map((spans) => sendOtlp(h, { projectId, body: JSON.stringify(jsonRequest(spans)) })),
+      );
+
+      expect(replies.map((reply) => reply.status)).toEqual(requests.map(() => 200));
+      // One job per request: no export found its trace created by another and ran again.
+      expect(stats.jobs - before.jobs).toBe(requests.length);
+      expect(stats.fallbacks - before.fallbacks).toBe(0);
+      const traces = await h.store.db
+        .selectFrom("logTraces")
+        .select(["referenceId", "spanIds"])
+        .where("projectId", "=", projectId)
+        .execute();
+      expect(Object.fromEntries(traces.map((trace) => [trace.referenceId, JSON.parse(trace.spanIds).length]))).toEqual({
+        [stored]: 4,
+        [fresh[0] as string]: 3,
+        [fresh[1] as string]: 3,
+        [fresh[2] as string]: 3,
+      });
     });
 
     it("concurrent spans and updates of one trace: every acknowledged change is in the aggregates, none lost", async () => {

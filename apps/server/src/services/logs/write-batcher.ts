@@ -12,6 +12,9 @@
  * each: a job that fails (a 404 or 409 found at write time, or any error) is rolled back to its savepoint and
  * rejected alone; the other jobs of the batch go on and commit. When the merged inserts fail (a duplicate
  * referenceId), they are undone and each insert-only job runs alone in its savepoint, which tells whose it was.
+ * An insert-only job may create traces that could exist already (an OTLP trace arrives over many requests): the
+ * batch reads once, for all such jobs, which of their traces are stored, and a job whose trace is stored (or
+ * created by an earlier job of the batch) runs its other work instead, which attaches spans to it.
  * A job that lost a deadlock with another replica is run again alone, after the commit.
  * If the transaction fails as a whole (its commit, a lost connection), nothing of it was stored and each
  * job is run again alone, in a transaction of its own.
@@ -36,6 +39,7 @@ import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { isTransientConflict } from "../../store/transactions.ts";
 import { addToSpanRollups, addToTraceRollups } from "../metrics/rollups.ts";
+import { addOriginAttributes } from "../otel/span-origins.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
@@ -97,10 +101,21 @@ export interface WriteBatcherStats {
   largestPending: { jobs: number; bytes: number };
 }
 
+/** A trace by the reference a client gave it (unique in its project). */
+export interface TraceReference {
+  projectId: string;
+  referenceId: string;
+}
+
 interface Job {
   work: WriteWork<unknown>;
   /** The rows of an insert-only job (its `work` inserts them alone). */
   inserts?: Inserts;
+  /**
+   * The traces an insert-only job creates, when they may exist already (`submitNewTraces`): should one be
+   * stored, or created by an earlier job of the batch, the job runs `otherwise` instead of inserting.
+   */
+  newTraces?: { references: readonly TraceReference[]; otherwise: WriteWork<unknown> };
   bytes: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
@@ -220,7 +235,25 @@ export class WriteBatcher {
     return this.enqueue((db) => this.insert(db, inserts), bytes, inserts);
   }
 
-  private enqueue<T>(work: WriteWork<T>, bytes: number, inserts?: Inserts): Promise<T> {
+  /**
+   * Inserts the rows of new traces (`traces`) in the next batch as `submitInserts` does, unless one of them is
+   * stored by then or created by an earlier job of the batch: then runs `otherwise` in the batch instead, and
+   * resolves with its result (undefined when the rows were inserted). The batch asks the database once for
+   * all its jobs' traces, inside its transaction, so a write does not wait for a read of its own before it.
+   */
+  submitNewTraces<T>(
+    inserts: Inserts,
+    traces: readonly TraceReference[],
+    otherwise: WriteWork<T>,
+  ): Promise<T | undefined> {
+    const bytes = inserts.reduce((sum, { rows }) => sum + approximateBytes(rows), 0);
+    return this.enqueue(async (db) => void (await this.insert(db, inserts)), bytes, inserts, {
+      references: traces,
+      otherwise,
+    }) as Promise<T | undefined>;
+  }
+
+  private enqueue<T>(work: WriteWork<T>, bytes: number, inserts?: Inserts, newTraces?: Job["newTraces"]): Promise<T> {
     if (this.pendingJobs > 0 && this.pendingBytes + bytes > this.options.maxPendingBytes) {
       this.stats.refused += 1;
       return Promise.reject(overloaded(RETRY_AFTER_SECONDS));
@@ -231,16 +264,18 @@ export class WriteBatcher {
     largest.jobs = Math.max(largest.jobs, this.pendingJobs);
     largest.bytes = Math.max(largest.bytes, this.pendingBytes);
     return new Promise<T>((resolve, reject) => {
-      this.queue.push({ work, inserts, bytes, resolve: resolve as (value: unknown) => void, reject });
+      this.queue.push({ work, inserts, newTraces, bytes, resolve: resolve as (value: unknown) => void, reject });
       this.schedule();
     });
   }
 
   private async insert(db: Kysely<Database>, inserts: Inserts): Promise<void> {
     for (const entry of inserts) {
-      // The metrics rollups' rows are deltas added to existing rows (several jobs may share a key), not inserts.
+      // The metrics rollups' rows are deltas added to existing rows (several jobs may share a key), not inserts;
+      // span origins' rows are stored once, by the first write of an origin.
       if (entry.table === "logSpanRollups") await addToSpanRollups(db, entry.rows);
       else if (entry.table === "logTraceRollups") await addToTraceRollups(db, entry.rows);
+      else if (entry.table === "logOriginAttributes") await addOriginAttributes(db, entry.rows);
       else await this.store.insertRows(db, entry.table, entry.rows);
     }
   }
@@ -287,20 +322,24 @@ export class WriteBatcher {
     this.stats.transactions += 1;
     this.stats.largestBatch = Math.max(this.stats.largestBatch, jobs.length);
     this.stats.sizes.set(jobs.length, (this.stats.sizes.get(jobs.length) ?? 0) + 1);
-    const inserting = jobs.flatMap((job, index) => (job.inserts ? [index] : []));
     let outcomes: Outcome[];
     let merged = false;
+    let inserting: number[] = [];
     try {
       outcomes = await this.store.transaction(this.store.db, async (trx) => {
         const results: (Outcome | undefined)[] = jobs.map(() => undefined);
         merged = false;
+        // Jobs whose new trace turns out to exist run their other work, after the inserts that may create it.
+        const attaching = await attachingJobs(trx, jobs);
+        inserting = jobs.flatMap((job, index) => (job.inserts && !attaching.has(index) ? [index] : []));
         if (inserting.length > 1) {
           const rows = mergeInserts(inserting.map((index) => jobs[index]?.inserts as Inserts));
           merged = (await this.inSavepoint(trx, (db) => this.insert(db, rows))).ok;
           if (merged) for (const index of inserting) results[index] = { ok: true, value: undefined };
         }
         for (const [index, job] of jobs.entries()) {
-          results[index] ??= await this.inSavepoint(trx, job.work);
+          const work = attaching.has(index) ? (job.newTraces?.otherwise as WriteWork<unknown>) : job.work;
+          results[index] ??= await this.inSavepoint(trx, work);
         }
         return results as Outcome[];
       });
@@ -346,6 +385,45 @@ export class WriteBatcher {
     if (outcome.ok) job.resolve(outcome.value);
     else job.reject(outcome.error);
   }
+}
+
+const PROBE_CHUNK = 500;
+
+/**
+ * The jobs of a batch (indexes) whose new traces exist: stored already (one read per project for the whole
+ * batch, in its transaction), or created by an earlier job of the batch.
+ */
+async function attachingJobs(db: Kysely<Database>, jobs: readonly Job[]): Promise<Set<number>> {
+  const attaching = new Set<number>();
+  const byProject = new Map<string, Set<string>>();
+  for (const job of jobs) {
+    for (const { projectId, referenceId } of job.newTraces?.references ?? []) {
+      const references = byProject.get(projectId) ?? new Set<string>();
+      references.add(referenceId);
+      byProject.set(projectId, references);
+    }
+  }
+  if (byProject.size === 0) return attaching;
+  const exists = new Set<string>();
+  for (const [projectId, references] of byProject) {
+    const all = [...references];
+    for (let at = 0; at < all.length; at += PROBE_CHUNK) {
+      const rows = await db
+        .selectFrom("logTraces")
+        .select("referenceId")
+        .where("projectId", "=", projectId)
+        .where("referenceId", "in", all.slice(at, at + PROBE_CHUNK))
+        .execute();
+      for (const row of rows) exists.add(`${projectId}\n${row.referenceId}`);
+    }
+  }
+  for (const [index, job] of jobs.entries()) {
+    const keys = (job.newTraces?.references ?? []).map(({ projectId, referenceId }) => `${projectId}\n${referenceId}`);
+    if (keys.some((key) => exists.has(key))) attaching.add(index);
+    // Created by this job if it inserts: a later job of the batch with one of them attaches to it.
+    else for (const key of keys) exists.add(key);
+  }
+  return attaching;
 }
 
 /** The rows of several jobs, one entry per table in the order the tables first appear. */

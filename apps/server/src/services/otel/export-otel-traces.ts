@@ -32,6 +32,7 @@ import type { Masker } from "../masking/masking-rules.ts";
 import { addToSpanRollups, addToTraceRollups, spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
 import { type OnlineEvaluator, onlineEvaluationRows, onlineEvaluatorsFor } from "../online-evaluation/enqueue.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
+import { addOriginAttributes, type OriginAttributeRow, type SplitAttributes, splitOrigin } from "./span-origins.ts";
 
 export interface ExportOtelTracesInput {
   /** The `x-pharos-project-id` header, when sent. */
@@ -56,7 +57,7 @@ const MAX_REASONS = 5;
 interface TraceGroup {
   projectId: string;
   traceReference: string;
-  spans: (MappedSpan & { id: string })[];
+  spans: (MappedSpan & { id: string; origin: SplitAttributes })[];
 }
 
 export async function exportOtelTraces(
@@ -107,7 +108,8 @@ export async function exportOtelTraces(
         const stored = masker
           ? { ...mapped, input: maskSpanInput(masker, mapped.input), content: maskContent(masker, mapped.content) }
           : mapped;
-        group.spans.push({ ...stored, id: ctx.newId("span") });
+        const origin = splitOrigin(projectId, stored.input.attributes ?? {});
+        group.spans.push({ ...stored, id: ctx.newId("span"), origin });
         groups.set(key, group);
       });
     });
@@ -121,8 +123,9 @@ export async function exportOtelTraces(
     [...groups.values()].flatMap((group) => group.spans.map((span) => span.input)),
   );
 
-  // 5. One job of the write batch stores every trace of the request: rows only when every trace is new (the
-  // batch merges them with other new traces' rows, as for POST /logs/trace), else work that attaches spans.
+  // 5. One job of the write batch stores every trace of the request: rows when every trace is new (the batch
+  // merges them with other new traces' rows, as for POST /logs/trace), else work that attaches spans. Which
+  // it is, the batch tells (one read for all its jobs' traces): a request does not read before it writes.
   // Either way the spans asking for evaluation are queued in the same transaction, as native writes do.
   let overCapacity = 0;
   let queued = 0;
@@ -139,14 +142,20 @@ export async function exportOtelTraces(
     };
     const bytes = approximateBytes([...groups.values()]);
     try {
-      const inserts = (await allNew(ctx, groups)) ? await newTracesInserts(ctx, groups, evaluators) : undefined;
-      if (inserts) {
-        await ctx.logWrites.submitInserts(inserts);
-        queued = inserts.find((insert) => insert.table === "onlineEvaluations")?.rows.length ?? 0;
+      if (fitNewTraces(groups)) {
+        const inserts = await newTracesInserts(ctx, groups, evaluators);
+        const traces = [...groups.values()].map(({ projectId, traceReference }) => ({
+          projectId,
+          referenceId: traceReference,
+        }));
+        const refused = await ctx.logWrites.submitNewTraces(inserts, traces, work);
+        if (refused === undefined) {
+          queued = inserts.find((insert) => insert.table === "onlineEvaluations")?.rows.length ?? 0;
+        } else overCapacity = refused;
       } else overCapacity = await ctx.logWrites.submit(work, bytes);
     } catch (error) {
-      // A trace was created meanwhile (by a request of this batch, or another replica: its referenceId is unique
-      // in the project): once, again, as work; the trace now exists and the spans attach to it.
+      // A trace was created after the batch looked (by another replica: its referenceId is unique in the
+      // project): once, again, as work; the trace now exists and the spans attach to it.
       if (!ctx.store.isUniqueViolation(error)) throw error;
       overCapacity = await ctx.logWrites.submit(work, bytes);
     }
@@ -221,26 +230,9 @@ async function linkPrompts(ctx: ServiceContext, groups: Map<string, TraceGroup>)
   }
 }
 
-/** Whether none of the request's traces is stored yet (read outside the batch: a guess the insert confirms). */
-async function allNew(ctx: ServiceContext, groups: Map<string, TraceGroup>): Promise<boolean> {
-  const byProject = new Map<string, string[]>();
-  for (const group of groups.values()) {
-    if (group.spans.length > MAX_SPANS_PER_TRACE) return false;
-    byProject.set(group.projectId, [...(byProject.get(group.projectId) ?? []), group.traceReference]);
-  }
-  for (const [projectId, references] of byProject) {
-    for (let at = 0; at < references.length; at += 500) {
-      const found = await ctx.db
-        .selectFrom("logTraces")
-        .select("id")
-        .where("projectId", "=", projectId)
-        .where("referenceId", "in", references.slice(at, at + 500))
-        .executeTakeFirst();
-      if (found) return false;
-    }
-  }
-  return true;
-}
+/** Whether every trace's spans fit a new trace (else they are stored as work, which refuses the spans beyond). */
+const fitNewTraces = (groups: Map<string, TraceGroup>) =>
+  [...groups.values()].every((group) => group.spans.length <= MAX_SPANS_PER_TRACE);
 
 /**
  * The session and end user of a trace, from its spans' `session.id` and `user.id` / `enduser.id`: the root's
@@ -296,6 +288,7 @@ async function newTracesInserts(
   const spans: SpanRow[] = [];
   const attributes: AttributeRow[] = [];
   const tags: TagRow[] = [];
+  const origins: OriginAttributeRow[] = [];
   const queued: Awaited<ReturnType<typeof onlineEvaluationRows>> = [];
   for (const group of groups.values()) {
     const seen = new Set<string>();
@@ -307,13 +300,14 @@ async function newTracesInserts(
     });
     const trace = newTraceRow(ctx, group, unique, now);
     const owner = { workspaceId: trace.workspaceId, projectId: group.projectId, traceId: trace.id, now };
-    const rows = unique.map((span) => toSpanRow({ ...owner, id: span.id }, span.input, span.content));
+    const rows = unique.map((span) => spanRowOf(owner, span));
     traces.push({ ...trace, spanIds: toJson(rows.map((row) => row.id)), ...totalsOf(rows) });
     spans.push(...rows);
     for (const [index, span] of unique.entries()) {
-      const indexRows = spanIndexRows(rows[index] as SpanRow, span.input);
+      const indexRows = spanIndexRows(rows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
       attributes.push(...indexRows.attributes);
       tags.push(...indexRows.tags);
+      origins.push(...span.origin.originRows);
     }
     const filterable = unique.map((span, index) => ({
       row: rows[index] as SpanRow,
@@ -327,10 +321,19 @@ async function newTracesInserts(
     { table: "logSpans", rows: spans },
     { table: "logAttributes", rows: attributes },
     { table: "logTags", rows: tags },
+    { table: "logOriginAttributes", rows: origins },
     { table: "logSpanRollups", rows: spanRollupRows(spans) },
     { table: "logTraceRollups", rows: traceRollupRows(traces) },
     ...(queued.length > 0 ? [{ table: "onlineEvaluations" as const, rows: queued }] : []),
   ];
+}
+
+/** A span's row: its attributes all stored with it, those of its origin indexed through the origin. */
+function spanRowOf(
+  owner: { workspaceId: string; projectId: string; traceId: string; now: number },
+  span: TraceGroup["spans"][number],
+): SpanRow {
+  return { ...toSpanRow({ ...owner, id: span.id }, span.input, span.content), originId: span.origin.originId };
 }
 
 /**
@@ -401,17 +404,20 @@ async function storeTrace(
   if (accepted.length === 0) return { refused: fresh.length - accepted.length, queued: 0 };
 
   const owner = { workspaceId: ctx.principal.workspaceId, projectId, traceId: trace.id, now };
-  const spanRows: SpanRow[] = accepted.map((span) => toSpanRow({ ...owner, id: span.id }, span.input, span.content));
+  const spanRows: SpanRow[] = accepted.map((span) => spanRowOf(owner, span));
   const attributes = [];
   const tags = [];
+  const origins = [];
   for (const [index, span] of accepted.entries()) {
-    const rows = spanIndexRows(spanRows[index] as SpanRow, span.input);
+    const rows = spanIndexRows(spanRows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
     attributes.push(...rows.attributes);
     tags.push(...rows.tags);
+    origins.push(...span.origin.originRows);
   }
   await ctx.store.insertRows(db, "logSpans", spanRows);
   await ctx.store.insertRows(db, "logAttributes", attributes);
   await ctx.store.insertRows(db, "logTags", tags);
+  await addOriginAttributes(db, origins);
   await addToSpanRollups(db, spanRollupRows(spanRows));
 
   // The root sets the trace's name, times and status; until it comes, the trace spans its spans.

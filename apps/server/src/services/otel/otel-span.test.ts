@@ -32,7 +32,7 @@ function capturedRequests() {
 
 /** mapSpan's checked content equals checkContent's, on the content it stores. */
 function expectSameCheck(span: OtlpSpan, resource = new Map<string, OtlpValue>()) {
-  const { content } = mapSpan(span, resource, { name: "scope", version: "1" });
+  const { content } = mapSpan(span, resource, { name: "scope", version: "1", attributes: new Map() });
   const issues: unknown[] = [];
   const reference = checkContent(JSON.parse(content.json) as schemas.LogSpanContentInput, "content", issues as never);
   expect(issues).toEqual([]);
@@ -131,7 +131,7 @@ describe("mapSpan's Pharos attributes", () => {
       count: { modality: "text", value: "3" },
       list: { modality: "text", value: '["a","b"]' },
     });
-    const mapped = mapSpan(span, new Map(), { name: "scope", version: "1" });
+    const mapped = mapSpan(span, new Map(), { name: "scope", version: "1", attributes: new Map() });
     expect(mapped).toMatchObject({ promptReference: "prompt_1", deploymentReference: "deployment_1" });
     expect(mapped.input.runEvaluation).toBe(true);
     expect(mapped.input.promptId).toBeUndefined();
@@ -143,7 +143,11 @@ describe("mapSpan's Pharos attributes", () => {
   });
 
   it("keeps pharos.variables that is not a JSON object as an attribute; no flag, no runEvaluation", () => {
-    const mapped = mapSpan(modelSpan([["pharos.variables", "not json"]]), new Map(), { name: "s", version: "" });
+    const mapped = mapSpan(modelSpan([["pharos.variables", "not json"]]), new Map(), {
+      name: "s",
+      version: "",
+      attributes: new Map(),
+    });
     expect(JSON.parse(mapped.content.json).variables).toBeUndefined();
     expect(mapped.input.attributes?.["pharos.variables"]).toBe("not json");
     expect(mapped.input.runEvaluation).toBeUndefined();
@@ -151,7 +155,7 @@ describe("mapSpan's Pharos attributes", () => {
 
   it("leaves the variable attributes of a span that is not a Model span among its attributes", () => {
     const span = { ...modelSpan([]), attributes: new Map<string, OtlpValue>([["pharos.variables.word", "ships"]]) };
-    const mapped = mapSpan(span, new Map(), { name: "s", version: "" });
+    const mapped = mapSpan(span, new Map(), { name: "s", version: "", attributes: new Map() });
     expect(mapped.content.type).toBe("Other");
     expect(mapped.input.attributes?.["pharos.variables.word"]).toBe("ships");
   });

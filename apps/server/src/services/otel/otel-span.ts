@@ -190,7 +190,11 @@ export function rejectionOf(span: OtlpSpan): string | undefined {
 }
 
 /** The Pharos span of an OTel span that `rejectionOf` accepted. */
-export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string; version: string }): MappedSpan {
+export function mapSpan(
+  span: OtlpSpan,
+  resource: OtlpMap,
+  scope: { name: string; version: string; attributes: OtlpMap },
+): MappedSpan {
   const reader = new AttributeReader(span.attributes);
   const { type } = classify(reader);
   const sessionId = idAttribute(reader, "session.id");
@@ -232,6 +236,7 @@ export function mapSpan(span: OtlpSpan, resource: OtlpMap, scope: { name: string
   for (const [key, value] of resource) sink.add(`otel.resource.${key}`, value);
   if (scope.name) sink.add("otel.scope.name", scope.name);
   if (scope.version) sink.add("otel.scope.version", scope.version);
+  for (const [key, value] of scope.attributes) sink.add(`otel.scope.attributes.${key}`, value);
   sink.add("otel.span.kind", SPAN_KINDS[span.kind] ?? String(span.kind));
   if (span.status.message) sink.add("otel.status.message", span.status.message);
   if (span.traceState) sink.add("otel.trace_state", span.traceState);

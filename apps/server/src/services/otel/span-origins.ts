@@ -1,0 +1,74 @@
+/**
+ * Span origins (ADR 0013, migration 0026). What OpenTelemetry says about where a span was made — its resource
+ * (`otel.resource.*`), instrumentation scope (`otel.scope.*`) and kind (`otel.span.kind`) — is the same for most
+ * spans an application sends: OTLP itself sends the resource and scope once per batch. A span keeps them in its
+ * `attributes`, but they are indexed for search once per distinct set, an origin, rather than once per span:
+ * the span row names its origin (`originId`, a hash of the set), and `logOriginAttributes` holds the set's rows.
+ * Span search finds a span by an origin attribute through its origin (services/logs/log-filters.ts).
+ */
+import { createHash } from "node:crypto";
+import type { Insertable, Kysely } from "kysely";
+import type { Database } from "../../store/schema.ts";
+import type { Attributes } from "../logs/log-rows.ts";
+
+export type OriginAttributeRow = Database["logOriginAttributes"];
+
+/** Whether an attribute key belongs to a span's origin rather than to the span. */
+export const isOriginKey = (key: string): boolean =>
+  key.startsWith("otel.resource.") || key.startsWith("otel.scope.") || key === "otel.span.kind";
+
+export interface SplitAttributes {
+  /** The span's own attributes, indexed per span. */
+  own: Attributes;
+  /** Its origin, or null when it has no origin attribute. */
+  originId: string | null;
+  /** The origin's attribute rows (for a given project and origin, always the same rows). */
+  originRows: OriginAttributeRow[];
+}
+
+/** A span's attributes split into its own and its origin's, the origin identified by a hash of its attributes. */
+export function splitOrigin(projectId: string, attributes: Attributes): SplitAttributes {
+  const own: Attributes = {};
+  const origin: [string, Attributes[string]][] = [];
+  for (const [key, value] of Object.entries(attributes)) {
+    if (isOriginKey(key)) origin.push([key, value]);
+    else own[key] = value;
+  }
+  if (origin.length === 0) return { own, originId: null, originRows: [] };
+  // Keys in one order, so that the same set from exporters that order it differently is one origin.
+  origin.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  const originId = `origin_${createHash("sha256").update(JSON.stringify(origin)).digest("base64url").slice(0, 32)}`;
+  const originRows = origin.map(([key, value]) => ({
+    projectId,
+    originId,
+    key,
+    textValue: typeof value === "string" ? value : null,
+    numberValue: typeof value === "number" ? value : null,
+    booleanValue: typeof value === "boolean" ? (value ? 1 : 0) : null,
+  }));
+  return { own, originId, originRows };
+}
+
+const CHUNK = 500;
+const ORIGIN_KEY = ["projectId", "key", "originId"] as const;
+
+/**
+ * Stores origins' rows where they are not stored yet (an origin's rows never change: its id is their hash).
+ * Sorted by key and deduplicated first, so that PostgreSQL replicas inserting the same origins lock their keys
+ * in one order.
+ */
+export async function addOriginAttributes(
+  db: Kysely<Database>,
+  rows: readonly Insertable<OriginAttributeRow>[],
+): Promise<void> {
+  const unique = new Map<string, Insertable<OriginAttributeRow>>();
+  for (const row of rows) unique.set(`${row.projectId}\n${row.key}\n${row.originId}`, row);
+  const sorted = [...unique].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, row]) => row);
+  for (let at = 0; at < sorted.length; at += CHUNK) {
+    await db
+      .insertInto("logOriginAttributes")
+      .values(sorted.slice(at, at + CHUNK))
+      .onConflict((conflict) => conflict.columns([...ORIGIN_KEY]).doNothing())
+      .execute();
+  }
+}
