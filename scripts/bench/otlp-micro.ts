@@ -1,9 +1,11 @@
 /**
  * An in-process micro-measure of OTLP ingestion's CPU per span, without HTTP or storage: protobuf decoding,
- * OTLP/JSON reading, and mapping, on the bench's 5-Model-span request (`tsx scripts/bench/otlp-micro.ts`).
+ * OTLP/JSON reading, and mapping (with the split of its origin attributes), on the bench's 5-Model-span request
+ * (`tsx scripts/bench/otlp-micro.ts`).
  */
 import { decodeTraceRequest, decodeTraceRequestWithFromBinary, readTraceRequestJson } from "@pharos/otlp";
 import { mapSpan } from "../../apps/server/src/services/otel/otel-span.ts";
+import { splitOrigin } from "../../apps/server/src/services/otel/span-origins.ts";
 import { otlpBodyTemplate, SPANS_PER_TRACE } from "./payload.ts";
 
 const body = new Uint8Array(Buffer.from(otlpBodyTemplate(Date.now()).base64, "base64"));
@@ -61,5 +63,5 @@ measure("protobuf decode (fromBinary)", () => decodeTraceRequestWithFromBinary(b
 measure("protobuf decode", () => decodeTraceRequest(body));
 measure("OTLP/JSON parse + read", () => readTraceRequestJson(JSON.parse(json)));
 measure("mapping", () => {
-  for (const span of spans.spans) mapSpan(span, resource, spans.scope);
+  for (const span of spans.spans) splitOrigin("project", mapSpan(span, resource, spans.scope).input.attributes ?? {});
 });
