@@ -157,7 +157,7 @@ const total = (page: Page, label: string) =>
     .getByRole("cell");
 
 describe("overview", () => {
-  it("shows the window's totals, charts loaded only on this screen, and breakdowns by model and prompt in the URL", async () => {
+  it("shows the window's totals, charts loaded only on this screen, and breakdowns by model, prompt and user in the URL", async () => {
     const { page, problems } = await world.newPage();
     const chartChunks: string[] = [];
     page.on("request", (request) => {
