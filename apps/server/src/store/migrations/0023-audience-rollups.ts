@@ -4,7 +4,6 @@ import {
   addToDimensionRollups,
   addToTraceDimensionRollups,
   audienceRollupRows,
-  summedDimensionRows,
   traceDimensionRollupRows,
 } from "../../services/metrics/rollups.ts";
 import type { Dialect } from "../dialect.ts";
@@ -61,7 +60,7 @@ export const audienceRollups: (dialect: Dialect) => Migration = (dialect) => ({
 
 /**
  * Rolls up the stored spans under their traces' users, sessions and tags, and the stored traces, a page at a time
- * by id (exported for its test). A page's deltas are summed per key before they are added.
+ * by id (exported for its test). A page's deltas are summed per key (`audienceRollupRows`) before they are added.
  */
 export async function backfillAudienceRollups(db: Kysely<Database>): Promise<void> {
   for (let after = ""; ; ) {
@@ -98,7 +97,7 @@ export async function backfillAudienceRollups(db: Kysely<Database>): Promise<voi
         audience: { userId: span.userId, sessionId: span.sessionId, tags: fromJson<string[]>(span.traceTags) },
       })),
     );
-    await addToDimensionRollups(db, summedDimensionRows(rows));
+    await addToDimensionRollups(db, rows);
     after = (spans[spans.length - 1] as { id: string }).id;
   }
   for (let after = ""; ; ) {
