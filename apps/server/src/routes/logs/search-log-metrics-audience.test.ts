@@ -427,6 +427,35 @@ describeEachStore("searchLogMetrics by user, session and tag", (use) => {
     expect(answer.truncated).toBe(true);
     expect(answer.groups).toHaveLength(100);
     expect(answer.groups[0]).toMatchObject({ key: { userId: "user-000" }, totals: { spanCount: 3 } });
+    // Ties are ordered by key: the 99 smallest of the users with one span each are kept.
+    expect(answer.groups.at(-1)).toMatchObject({ key: { userId: "user-099" }, totals: { spanCount: 1 } });
+    const traces = await metrics(h, {
+      projectId,
+      from: T0,
+      to: T0 + HOUR,
+      bucket: "day",
+      metrics: ["traceCount"],
+      groupBy: ["userId"],
+      filters: [{ column: "userId", operator: "not-in", value: ["user-000"] }],
+    });
+    expect(traces.truncated).toBe(true);
+    expect(traces.groups.map((group: Body) => group.key.userId)).toEqual(
+      Array.from({ length: 100 }, (_, index) => `user-${String(index + 1).padStart(3, "0")}`),
+    );
+    // 100 users or fewer: not truncated.
+    const few = await metrics(h, {
+      projectId,
+      from: T0,
+      to: T0 + HOUR,
+      bucket: "hour",
+      metrics: ["spanCount"],
+      groupBy: ["userId"],
+      filters: [
+        { column: "userId", operator: "not-in", value: ["user-000", "user-001", "user-002", "user-003", "user-004"] },
+      ],
+    });
+    expect(few.truncated).toBe(false);
+    expect(few.groups).toHaveLength(100);
   });
 
   describe("bad input: 400, nothing answered", () => {

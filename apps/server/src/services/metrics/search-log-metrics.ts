@@ -192,6 +192,14 @@ export async function searchLogMetrics(
     if (row.latencyHistograms) point.histogramTexts.push(row.latencyHistograms);
   };
 
+  // Users and sessions may number thousands per hour: grouped by one, only the largest groups' rows are read.
+  let cut = false;
+  const largest = await largestValues(ctx, traceQuery, project.id, { bucket, from, to }, audience, groupBy);
+  if (largest?.values.length === 0) return answer(groups, () => 0, { bucket, from, to, metrics });
+  if (largest) {
+    audience.conditions.push({ operator: "in", values: largest.values });
+    cut = largest.truncated;
+  }
   if (traceQuery && audience.dimension !== undefined) {
     const rows = await audienceTraceRows(ctx, project.id, { bucket, from, to }, audience);
     for (const row of rows) {
@@ -300,7 +308,13 @@ export async function searchLogMetrics(
     }
   }
 
-  return answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), { bucket, from, to, metrics });
+  const answered = answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), {
+    bucket,
+    from,
+    to,
+    metrics,
+  });
+  return cut ? { ...answered, truncated: true } : answered;
 }
 
 function addRow(sums: Sums, row: RolledUp): void {
@@ -566,4 +580,44 @@ async function audienceTraceRows(
     .where("bucketStart", "<", to);
   for (const { operator, values } of conditions) select = select.where("value", operator, values);
   return select.execute();
+}
+
+/**
+ * When a query groups by a trace-side dimension with more than MAX_GROUPS values counted in the window: the values
+ * the answer keeps, found by the database summing each value's count (span or trace) over the window, ordered as
+ * `answer` orders groups (largest first, then by key), and whether more had any. Their rows alone are then read,
+ * instead of a row per value and point, histograms included, for values the answer would drop.
+ */
+async function largestValues(
+  ctx: ServiceContext,
+  traceQuery: boolean,
+  projectId: string,
+  { bucket, from, to }: { bucket: schemas.LogMetricBucket; from: number; to: number },
+  { dimension, conditions }: AudienceQuery,
+  groupBy: readonly Dimension[],
+): Promise<{ values: string[]; truncated: boolean } | undefined> {
+  if (dimension === undefined || !groupBy.includes(dimension)) return undefined;
+  // The two tables share the key columns this query reads; only the summed count differs.
+  const table = traceQuery ? "logTraceDimensionRollups" : "logSpanDimensionRollups";
+  const count = sql<number>`sum(${sql.ref(traceQuery ? "traceCount" : "spanCount")})`;
+  let select = ctx.db
+    .selectFrom(table as "logSpanDimensionRollups")
+    .select(["value", count.as("count")])
+    .where("projectId", "=", projectId)
+    .where("bucketSize", "=", bucket as "hour" | "day")
+    .where("dimension", "=", dimension)
+    .where("bucketStart", ">=", from)
+    .where("bucketStart", "<", to)
+    .groupBy("value")
+    .having(count, ">", 0);
+  for (const { operator, values } of conditions) select = select.where("value", operator, values);
+  const counted = await select.execute();
+  if (counted.length <= MAX_GROUPS) return counted.length === 0 ? { values: [], truncated: false } : undefined;
+  const keyed = counted.map((row) => ({
+    value: row.value,
+    count: Number(row.count),
+    key: JSON.stringify({ [dimension]: row.value === "" ? null : row.value }),
+  }));
+  keyed.sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { values: keyed.slice(0, MAX_GROUPS).map((row) => row.value), truncated: true };
 }
