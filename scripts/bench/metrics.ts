@@ -37,7 +37,13 @@ import {
 } from "../../apps/server/src/services/logs/log-rows.ts";
 import { type CheckedContent, checkContent } from "../../apps/server/src/services/logs/span-content.ts";
 import { type Inserts, WriteBatcher } from "../../apps/server/src/services/logs/write-batcher.ts";
-import { spanRollupRows, traceRollupRows } from "../../apps/server/src/services/metrics/rollups.ts";
+import {
+  audienceRollupRows,
+  audienceSpans,
+  spanRollupRows,
+  traceDimensionRollupRows,
+  traceRollupRows,
+} from "../../apps/server/src/services/metrics/rollups.ts";
 import { idMaker } from "./ids.ts";
 import { POSTGRES_URL, quick, SEED_SPANS, stores } from "./options.ts";
 import { traceBodyTemplate } from "./payload.ts";
@@ -161,6 +167,13 @@ function traceInserts(projectId: string, workspaceId: string, newId: ReturnType<
   if (rollups) {
     inserts.push({ table: "logSpanRollups", rows: spanRollupRows(spans) });
     inserts.push({ table: "logTraceRollups", rows: traceRollupRows([trace]) });
+    // The trace-side dimensions (user, session, tags: migration 0023), as createLogTrace adds them.
+    const audience = { userId: null, sessionId: trace.sessionId, tags: uniqueTags(body.trace.tags) };
+    inserts.push({
+      table: "logSpanDimensionRollups",
+      rows: audienceRollupRows([{ spans: audienceSpans(spans), audience }]),
+    });
+    inserts.push({ table: "logTraceDimensionRollups", rows: traceDimensionRollupRows([{ ...trace, ...audience }]) });
   }
   return inserts;
 }

@@ -18,8 +18,12 @@ import { openStore, type Store } from "@pharos/server";
 import { type CompiledQuery, type Kysely, sql } from "kysely";
 import {
   addToSpanRollups,
+  addToTraceDimensionRollups,
   addToTraceRollups,
+  audienceRollupRows,
+  audienceSpans,
   spanRollupRows,
+  traceDimensionRollupRows,
   traceRollupRows,
 } from "../../apps/server/src/services/metrics/rollups.ts";
 import type { Database } from "../../apps/server/src/store/schema.ts";
@@ -271,8 +275,15 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
       await insertAll(trx, "logAttributes", attributes);
       await insertAll(trx, "logTags", tags);
       // The metrics rollups, as the write path keeps them (in the rows' transaction).
-      await addToSpanRollups(trx, spanRollupRows(spans));
+      const audiences = new Map(
+        traces.map((trace) => [trace.id, { ...trace, tags: JSON.parse(trace.tags) as string[] }]),
+      );
+      const audience = audienceRollupRows(
+        spans.map((span) => ({ spans: audienceSpans([span]), audience: audiences.get(span.traceId) as never })),
+      );
+      await addToSpanRollups(trx, spanRollupRows(spans), { audience });
       await addToTraceRollups(trx, traceRollupRows(traces));
+      await addToTraceDimensionRollups(trx, traceDimensionRollupRows([...audiences.values()]));
     });
     spansWritten += spans.length;
     options.onProgress?.(spansWritten);

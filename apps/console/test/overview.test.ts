@@ -157,7 +157,7 @@ const total = (page: Page, label: string) =>
     .getByRole("cell");
 
 describe("overview", () => {
-  it("shows the window's totals, charts loaded only on this screen, and breakdowns by model and prompt in the URL", async () => {
+  it("shows the window's totals, charts loaded only on this screen, and breakdowns by model, prompt and user in the URL", async () => {
     const { page, problems } = await world.newPage();
     const chartChunks: string[] = [];
     page.on("request", (request) => {
@@ -249,6 +249,15 @@ describe("overview", () => {
     await shared.page.goto(page.url());
     await shared.page.getByRole("table", { name: "Totals by prompt" }).waitFor();
     expect(await shared.page.getByLabel("Window").inputValue()).toBe("30d");
+
+    // By the traces' end users: a span counts under its trace's user.
+    await page.getByLabel("Break down by").selectOption("user");
+    const byUser = page.getByRole("table", { name: "Totals by user" });
+    const spansOf = (name: RegExp) => byUser.getByRole("row", { name }).getByRole("cell").first().textContent();
+    await expect.poll(() => spansOf(/^user-ada/)).toBe("3");
+    expect(await spansOf(/^user-bob/)).toBe("1");
+    expect(await spansOf(/^\(no user\)/)).toBe("2");
+    expect(new URL(page.url()).searchParams.get("group")).toBe("user");
     expect(problems).toEqual([]);
     await page.close();
     await shared.page.close();

@@ -44,7 +44,7 @@ describe("window to bucket", () => {
 
   it("reads window and group from the URL, dropping unknown values", () => {
     expect(parseOverviewSearch({ window: "7d", group: "prompt" })).toEqual({ window: "7d", group: "prompt" });
-    expect(parseOverviewSearch({ window: "1y", group: "tag" })).toEqual({});
+    expect(parseOverviewSearch({ window: "1y", group: "color" })).toEqual({});
   });
 
   it("asks trace counts apart from span measures, and groups the breakdown by the chosen dimension", () => {

@@ -18,10 +18,16 @@ export const WINDOWS = [
 ] as const;
 export type WindowId = (typeof WINDOWS)[number]["id"];
 
-/** What the breakdown groups by: the URL's word for a metrics dimension. */
+/**
+ * What the breakdown groups by: the URL's word for a metrics dimension. User, session and tag are kept in hour
+ * and day buckets only (LogMetricDimension): every window below is charted in hours or days (`bucketFor`).
+ */
 export const GROUPS = [
   { id: "model", label: "Model", dimension: "model" },
   { id: "prompt", label: "Prompt", dimension: "promptId" },
+  { id: "user", label: "User", dimension: "userId" },
+  { id: "session", label: "Session", dimension: "sessionId" },
+  { id: "tag", label: "Tag", dimension: "tag" },
 ] as const satisfies readonly { id: string; label: string; dimension: Schemas["LogMetricDimension"] }[];
 export type GroupId = (typeof GROUPS)[number]["id"];
 

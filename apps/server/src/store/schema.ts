@@ -293,13 +293,15 @@ export interface Database {
   /**
    * The span rollups per single dimension (migration 0021, ADR 0017): per project, hour or day bucket and one of
    * model / provider / promptId / deploymentId / contentType with its value ("" = none), or dimension "" (all
-   * spans, value ""): the sums of logSpanRollups over the other dimensions, kept in the same writes.
+   * spans, value ""): the sums of logSpanRollups over the other dimensions, kept in the same writes. Migration
+   * 0023 adds the trace-side dimensions userId / sessionId (the span's trace's) and tag (each of the span's own and
+   * its trace's tags), kept from the spans themselves: a span with k tags is in k tag rows.
    */
   logSpanDimensionRollups: {
     projectId: string;
     bucketSize: "hour" | "day";
     bucketStart: number;
-    dimension: "" | "model" | "provider" | "promptId" | "deploymentId" | "contentType";
+    dimension: "" | "model" | "provider" | "promptId" | "deploymentId" | "contentType" | "userId" | "sessionId" | "tag";
     value: string;
     spanCount: number;
     failedSpans: number;
@@ -307,6 +309,18 @@ export interface Database {
     inputTokens: number;
     outputTokens: number;
     latencyHistogram: string;
+  };
+  /**
+   * Trace counts per project, hour or day bucket of the trace's start and one trace-side dimension (userId,
+   * sessionId or tag) with its value ("" = none; a trace with k tags is in k tag rows): migration 0023.
+   */
+  logTraceDimensionRollups: {
+    projectId: string;
+    bucketSize: "hour" | "day";
+    bucketStart: number;
+    dimension: "userId" | "sessionId" | "tag";
+    value: string;
+    traceCount: number;
   };
   /** Trace counts per project, UTC bucket of the trace's start and trace name (migration 0013). */
   logTraceRollups: {

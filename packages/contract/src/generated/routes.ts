@@ -6868,10 +6868,13 @@ export const LogMetricDimensionSchema = z
     'contentType',
     'traceName',
     'scoreName',
+    'userId',
+    'sessionId',
+    'tag',
   ])
   .openapi({
     description:
-      "What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it).",
+      "What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it). Trace-side dimensions, for span measures and `traceCount` alike: `userId` and `sessionId` (the trace's; a span counts under its trace's user and session, which the search's `sessionId` filter on spans does not do: it reads the span's own) and `tag` (a span counts once under each distinct tag of its own tags and its trace's tags, a trace under each of its own tags; `null` for none, so the groups of `tag` can add up to more than all spans). These three are kept per single dimension, in `hour` and `day` buckets only: a query involving one of them (grouped by it, or filtered by its flat field or a `userId` / `sessionId` filter) may involve no other dimension, and a `minute` bucket is 400.",
     examples: ['model'],
   })
   .openapi('LogMetricDimension')
@@ -6926,13 +6929,40 @@ export const SearchLogMetricsRequestSchema = z
     deploymentEnvironmentId: EntityIdSchema.exactOptional().openapi({
       description: 'Only spans of deployments to this environment of the project (otherwise 404).',
     }),
+    userId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only spans of traces (or, with `traceCount`, traces) with exactly this `userId`. Involves the `userId` dimension: see LogMetricDimension (hour and day buckets, no other dimension).',
+      }),
+    sessionId: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({
+        description:
+          'Only spans of traces (or traces) with exactly this trace `sessionId`. Involves the `sessionId` dimension.',
+      }),
+    tag: z
+      .string()
+      .min(1)
+      .max(128)
+      .exactOptional()
+      .openapi({
+        description:
+          "Only spans having this tag, their own or their trace's (with `traceCount`, traces having it). Involves the `tag` dimension.",
+      }),
     filters: z
       .array(LogFilterSchema)
       .max(20)
       .exactOptional()
       .openapi({
         description:
-          'Conditions of the log search grammar (LogFilter) that the rollups can answer: `contentType` (span measures) and `name` (the trace name, with `traceCount`), each with `equals`, `not-equals`, `in` or `not-in`. Any other column or operator is 400 (it would need the raw rows).',
+          "Conditions of the log search grammar (LogFilter) that the rollups can answer: `contentType` (span measures), `name` (the trace name, with `traceCount`), and `userId` and `sessionId` (the trace's, for span measures and `traceCount`; they involve that dimension, see LogMetricDimension), each with `equals`, `not-equals`, `in` or `not-in`. Any other column or operator is 400 (it would need the raw rows).",
       }),
   })
   .openapi({
@@ -6963,6 +6993,9 @@ export const LogMetricGroupKeySchema = z
     contentType: z.string().max(256).nullable().exactOptional(),
     traceName: z.string().max(256).nullable().exactOptional(),
     scoreName: z.string().max(200).nullable().exactOptional(),
+    userId: z.string().max(128).nullable().exactOptional(),
+    sessionId: z.string().max(128).nullable().exactOptional(),
+    tag: z.string().max(128).nullable().exactOptional(),
   })
   .openapi({
     description:
@@ -12628,7 +12661,7 @@ export const postLogsMetricsRoute = createRoute({
   tags: ['Logs'],
   summary: 'Query log metrics',
   description:
-    "Returns `200` with the project's log metrics over a time window: per group (at most two `groupBy`\ndimensions), the totals and a time series in `minute`, `hour` or `day` buckets (UTC) of the requested\nmeasures. Answers come from rollups that every log write updates in its own transaction, so they are\nexact and never lag behind the logs; latency percentiles come from log-spaced histograms and are within\n2 % (relative) of the exact nearest-rank percentile of the spans counted.\n\n`from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440\nbuckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,\na span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot\nanswer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or\n`deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.\nChanges nothing; POST only because the conditions do not fit a query string.\n",
+    "Returns `200` with the project's log metrics over a time window: per group (at most two `groupBy`\ndimensions), the totals and a time series in `minute`, `hour` or `day` buckets (UTC) of the requested\nmeasures. Answers come from rollups that every log write updates in its own transaction, so they are\nexact and never lag behind the logs; latency percentiles come from log-spaced histograms and are within\n2 % (relative) of the exact nearest-rank percentile of the spans counted.\n\n`from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440\nbuckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,\na span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot\nanswer (see `filters`) are `400`. `userId`, `sessionId` and `tag` (grouped or filtered) are kept in `hour` and `day`\nbuckets for one dimension at a time: with a `minute` bucket, or with any other dimension, they are `400`. A `projectId` not in the workspace, or a `promptId` or\n`deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.\nChanges nothing; POST only because the conditions do not fit a query string.\n",
   operationId: 'searchLogMetrics',
   request: {
     body: {

@@ -1410,7 +1410,8 @@ export type paths = {
          *     `from` is rounded down and `to` up to the bucket; an empty or inverted window, or one of more than 1,440
          *     buckets, is `400`. A measure or dimension outside the enums, one given twice, `traceCount` with another measure,
          *     a span dimension or filter with `traceCount`, `traceName` or a `name` filter with a span measure, and a filter the rollups cannot
-         *     answer (see `filters`) are `400`. A `projectId` not in the workspace, or a `promptId` or
+         *     answer (see `filters`) are `400`. `userId`, `sessionId` and `tag` (grouped or filtered) are kept in `hour` and `day`
+         *     buckets for one dimension at a time: with a `minute` bucket, or with any other dimension, they are `400`. A `projectId` not in the workspace, or a `promptId` or
          *     `deploymentEnvironmentId` not of the project, is `404`; a key restricted to other projects gets `403`.
          *     Changes nothing; POST only because the conditions do not fit a query string.
          */
@@ -6741,11 +6742,11 @@ export type components = {
          */
         LogMetricName: "traceCount" | "spanCount" | "errorRate" | "cost" | "inputTokens" | "outputTokens" | "latencyP50" | "latencyP90" | "latencyP95" | "latencyP99" | "scoreCount" | "scoreAverage";
         /**
-         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it).
+         * @description What metrics can be grouped by. Span dimensions: `model` and `provider` (of Model and ModelStream content, else none), `promptId`, `deploymentEnvironmentId` (the environment of the span's `deploymentId`) and `contentType`. Trace dimension: `traceName` (groups `traceCount` only). A span dimension with `traceCount`, or `traceName` with a span measure, is 400. Score dimension: `scoreName` (the score measures only, which require it). Trace-side dimensions, for span measures and `traceCount` alike: `userId` and `sessionId` (the trace's; a span counts under its trace's user and session, which the search's `sessionId` filter on spans does not do: it reads the span's own) and `tag` (a span counts once under each distinct tag of its own tags and its trace's tags, a trace under each of its own tags; `null` for none, so the groups of `tag` can add up to more than all spans). These three are kept per single dimension, in `hour` and `day` buckets only: a query involving one of them (grouped by it, or filtered by its flat field or a `userId` / `sessionId` filter) may involve no other dimension, and a `minute` bucket is 400.
          * @example model
          * @enum {string}
          */
-        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName" | "scoreName";
+        LogMetricDimension: "model" | "provider" | "promptId" | "deploymentEnvironmentId" | "contentType" | "traceName" | "scoreName" | "userId" | "sessionId" | "tag";
         /**
          * @description A metrics query over one project and a time window. `from` is rounded down and `to` up to the bucket boundaries; the rounded window `[from, to)` must hold at least one and at most 1,440 buckets. The flat fields and `filters` narrow the rows counted; all are ANDed.
          * @example {
@@ -6783,7 +6784,13 @@ export type components = {
             promptId?: components["schemas"]["EntityId"];
             /** @description Only spans of deployments to this environment of the project (otherwise 404). */
             deploymentEnvironmentId?: components["schemas"]["EntityId"];
-            /** @description Conditions of the log search grammar (LogFilter) that the rollups can answer: `contentType` (span measures) and `name` (the trace name, with `traceCount`), each with `equals`, `not-equals`, `in` or `not-in`. Any other column or operator is 400 (it would need the raw rows). */
+            /** @description Only spans of traces (or, with `traceCount`, traces) with exactly this `userId`. Involves the `userId` dimension: see LogMetricDimension (hour and day buckets, no other dimension). */
+            userId?: string;
+            /** @description Only spans of traces (or traces) with exactly this trace `sessionId`. Involves the `sessionId` dimension. */
+            sessionId?: string;
+            /** @description Only spans having this tag, their own or their trace's (with `traceCount`, traces having it). Involves the `tag` dimension. */
+            tag?: string;
+            /** @description Conditions of the log search grammar (LogFilter) that the rollups can answer: `contentType` (span measures), `name` (the trace name, with `traceCount`), and `userId` and `sessionId` (the trace's, for span measures and `traceCount`; they involve that dimension, see LogMetricDimension), each with `equals`, `not-equals`, `in` or `not-in`. Any other column or operator is 400 (it would need the raw rows). */
             filters?: components["schemas"]["LogFilter"][];
         };
         /**
@@ -6800,6 +6807,9 @@ export type components = {
             contentType?: string | null;
             traceName?: string | null;
             scoreName?: string | null;
+            userId?: string | null;
+            sessionId?: string | null;
+            tag?: string | null;
         };
         /**
          * @description The requested measures of one group, for one bucket or in total; only the requested ones are present. `errorRate` and the latency percentiles are `null` where no span was counted, `scoreAverage` where no score was.

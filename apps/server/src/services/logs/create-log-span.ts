@@ -3,7 +3,7 @@ import { conflict, type ErrorDetail, failIfInvalid, notFound } from "../../error
 import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
-import { addToSpanRollups, spanRollupRows } from "../metrics/rollups.ts";
+import { addToSpanRollups, audienceRollupRows, audienceSpans, spanRollupRows } from "../metrics/rollups.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { MAX_SPANS_PER_TRACE, spanIndexRows, toSpanRow, totalsOf } from "./log-rows.ts";
@@ -92,7 +92,7 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
       async (db) => {
         const select = db
           .selectFrom("logTraces")
-          .select(["spanIds", "totalCost", "totalInputTokens", "totalOutputTokens"])
+          .select(["spanIds", "totalCost", "totalInputTokens", "totalOutputTokens", "userId", "sessionId", "tags"])
           .where("id", "=", traceId);
         // Another replica may add a span to the same trace: hold its row until the batch commits.
         const trace = await ctx.store.sql.locks.forUpdate(select).executeTakeFirst();
@@ -110,7 +110,11 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
         await ctx.store.insertRows(db, "logAttributes", index.attributes);
         await ctx.store.insertRows(db, "logTags", index.tags);
         if (queued.length > 0) await ctx.store.insertRows(db, "onlineEvaluations", queued);
-        await addToSpanRollups(db, spanRollupRows([row]));
+        // Counted under the trace's user, session and tags as they are now (the row is held: they cannot change).
+        const audience = { userId: trace.userId, sessionId: trace.sessionId, tags: fromJson<string[]>(trace.tags) };
+        await addToSpanRollups(db, spanRollupRows([row]), {
+          audience: audienceRollupRows([{ spans: audienceSpans([row]), audience }]),
+        });
       },
       approximateBytes([row, index, queued]),
     );

@@ -3,7 +3,13 @@ import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import { maskContent, maskSpanInput, maskTraceInput } from "../masking/mask-logs.ts";
-import { spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
+import {
+  audienceRollupRows,
+  audienceSpans,
+  spanRollupRows,
+  traceDimensionRollupRows,
+  traceRollupRows,
+} from "../metrics/rollups.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
@@ -149,6 +155,11 @@ export async function createLogTrace(
     { table: "logTags", rows: tagIndex },
     { table: "logSpanRollups", rows: spanRollupRows(spanRows) },
     { table: "logTraceRollups", rows: traceRollupRows([traceRow]) },
+    {
+      table: "logSpanDimensionRollups",
+      rows: audienceRollupRows([{ spans: audienceSpans(spanRows), audience: { ...traceRow, tags } }]),
+    },
+    { table: "logTraceDimensionRollups", rows: traceDimensionRollupRows([{ ...traceRow, tags }]) },
   ];
   const queued = await onlineEvaluationRows(
     ctx,

@@ -3,6 +3,14 @@ import type { ServiceContext } from "../context.ts";
 import { fromJson, toJson } from "../json.ts";
 import { maskTraceUpdate } from "../masking/mask-logs.ts";
 import { maskerOf } from "../masking/masking-rules.ts";
+import {
+  AUDIENCE_SPAN_COLUMNS,
+  addToSpanRollups,
+  addToTraceDimensionRollups,
+  audienceRollupRows,
+  audienceSpans,
+  traceDimensionRollupRows,
+} from "../metrics/rollups.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import { requireProject } from "../projects/project.ts";
 import { type Attributes, attributeRow, tagRow } from "./log-rows.ts";
@@ -85,6 +93,28 @@ export async function updateLogTrace(ctx: ServiceContext, body: BodyOf<"updateLo
       })
       .where("id", "=", trace.id)
       .execute();
+
+    // The trace and its spans are counted under the trace's tags (ADR 0017): a change of tags moves their counts.
+    const before = fromJson<string[]>(trace.tags);
+    if (changes.tags !== undefined && (before.length !== tags.length || before.some((tag) => !tags.includes(tag)))) {
+      const spans = await db
+        .selectFrom("logSpans")
+        .select(AUDIENCE_SPAN_COLUMNS)
+        .where("traceId", "=", trace.id)
+        .execute();
+      const audience = { userId: trace.userId, sessionId: trace.sessionId };
+      const moved = [
+        { spans: audienceSpans(spans), audience: { ...audience, tags }, before: { ...audience, tags: before } },
+      ];
+      await addToSpanRollups(db, [], { audience: audienceRollupRows(moved) });
+      await addToTraceDimensionRollups(
+        db,
+        traceDimensionRollupRows([
+          { ...trace, tags: before, count: -1 },
+          { ...trace, tags },
+        ]),
+      );
+    }
 
     // The index rows of the keys and tags the operations touched are replaced by their final state.
     const owner = {

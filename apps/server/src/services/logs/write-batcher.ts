@@ -38,7 +38,7 @@ import { overloaded } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { isTransientConflict } from "../../store/transactions.ts";
-import { addToSpanRollups, addToTraceRollups } from "../metrics/rollups.ts";
+import { addToSpanRollups, addToTraceDimensionRollups, addToTraceRollups } from "../metrics/rollups.ts";
 import { addOriginAttributes } from "../otel/span-origins.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
@@ -270,13 +270,20 @@ export class WriteBatcher {
   }
 
   private async insert(db: Kysely<Database>, inserts: Inserts): Promise<void> {
+    // The trace-side per-dimension deltas go into the span rollups' per-dimension upsert (one statement).
+    const audience = inserts.find((entry) => entry.table === "logSpanDimensionRollups")?.rows ?? [];
     for (const entry of inserts) {
       // The metrics rollups' rows are deltas added to existing rows (several jobs may share a key), not inserts;
       // span origins' rows are stored once, by the first write of an origin.
-      if (entry.table === "logSpanRollups") await addToSpanRollups(db, entry.rows);
+      if (entry.table === "logSpanRollups") await addToSpanRollups(db, entry.rows, { audience });
+      else if (entry.table === "logSpanDimensionRollups") continue;
       else if (entry.table === "logTraceRollups") await addToTraceRollups(db, entry.rows);
+      else if (entry.table === "logTraceDimensionRollups") await addToTraceDimensionRollups(db, entry.rows);
       else if (entry.table === "logOriginAttributes") await addOriginAttributes(db, entry.rows);
       else await this.store.insertRows(db, entry.table, entry.rows);
+    }
+    if (audience.length > 0 && !inserts.some((entry) => entry.table === "logSpanRollups")) {
+      await addToSpanRollups(db, [], { audience });
     }
   }
 

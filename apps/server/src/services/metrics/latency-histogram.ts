@@ -94,13 +94,17 @@ export function histogramToText(histogram: Histogram): string {
 const ZERO = 48;
 const NINE = 57;
 
+const MINUS = 45;
+
 /**
  * Adds the histogram(s) stored as `text` into `into`: the integers of the text, read in pairs (bucket, count),
- * whatever separates them. Bucket indexes are never negative (latencies are ≥ 1 ms).
+ * whatever separates them. Bucket indexes are never negative (latencies are ≥ 1 ms); a count is negative in the
+ * delta of a write that moves spans out of a trace-side dimension value (rollups.ts `audienceRollupRows`).
  */
 export function addHistogramText(into: Histogram, text: string): void {
   let number = -1;
   let bucket = -1;
+  let negative = false;
   for (let at = 0; at <= text.length; at++) {
     const code = at < text.length ? text.charCodeAt(at) : 0;
     if (code >= ZERO && code <= NINE) {
@@ -108,11 +112,12 @@ export function addHistogramText(into: Histogram, text: string): void {
     } else if (number >= 0) {
       if (bucket < 0) bucket = number;
       else {
-        into.add(bucket, number);
+        into.add(bucket, negative ? -number : number);
         bucket = -1;
       }
       number = -1;
-    }
+      negative = false;
+    } else negative = code === MINUS;
   }
 }
 

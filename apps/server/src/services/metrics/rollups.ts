@@ -140,12 +140,13 @@ const CHUNK = 500;
 /**
  * Adds span deltas to the span rollups, in the transaction `db` belongs to: the combination rollups and, for hour
  * and day buckets, the per-dimension rollups summed from them (`dimensions: false` only for migration 0013's
- * backfill, which runs before migration 0021 creates that table and rolls up what 0013 built).
+ * backfill, which runs before migration 0021 creates that table and rolls up what 0013 built). `audience`: the
+ * trace-side per-dimension deltas of the same writes (`audienceRollupRows`), upserted in the same statement.
  */
 export async function addToSpanRollups(
   db: Kysely<Database>,
   deltas: readonly SpanRollupRow[],
-  { dimensions = true }: { dimensions?: boolean } = {},
+  { dimensions = true, audience = [] }: { dimensions?: boolean; audience?: readonly DimensionRollupRow[] } = {},
 ): Promise<void> {
   // Each key's histograms are merged in one histogram (each delta's text read once), then written once.
   const histograms = new Map<SpanRollupRow, Histogram>();
@@ -180,7 +181,13 @@ export async function addToSpanRollups(
       )
       .execute();
   }
-  if (dimensions) await addToDimensionRollups(db, dimensionRollupRows(rows, histograms));
+  if (!dimensions) return;
+  const projected = dimensionRollupRows(rows, histograms);
+  // The trace-side dimensions never share a key with the projected ones: only the writes' own are summed.
+  await addToDimensionRollups(
+    db,
+    audience.length === 0 ? projected : inKeyOrder([...projected, ...summedDimensionRows(audience)]),
+  );
 }
 
 /**
@@ -333,3 +340,220 @@ export async function addToScoreRollups(db: Kysely<Database>, deltas: readonly S
       .execute();
   }
 }
+
+/**
+ * The trace-side dimensions (migration 0023, ADR 0017): a span is counted under its trace's `userId` and
+ * `sessionId` and under each distinct tag of its own and its trace's tags; a trace under its user, session and
+ * each of its tags ("" for none). They live only in the per-dimension tables (their cardinality would multiply
+ * the combination rows), hour and day buckets. Their values can change after the spans were counted (tags by
+ * updateLogTrace, a user or session arriving on a later OTLP span): the write that changes them moves the counts
+ * (`audienceRollupRows` with `before`), so the rollups stay exact.
+ */
+export const AUDIENCE_DIMENSIONS = ["userId", "sessionId", "tag"] as const;
+export type AudienceDimension = (typeof AUDIENCE_DIMENSIONS)[number];
+export type TraceDimensionRollupRow = Insertable<Database["logTraceDimensionRollups"]>;
+export const TRACE_DIMENSION_ROLLUP_KEY = DIMENSION_ROLLUP_KEY;
+
+/** The trace-side values spans and traces are counted under. */
+export interface Audience {
+  userId: string | null;
+  sessionId: string | null;
+  tags: readonly string[];
+}
+
+/** A span as the trace-side rollups need it: its measures and its own tags. */
+export interface AudienceSpan extends RolledUpSpan {
+  tags: readonly string[];
+}
+
+/** The (dimension, value) pairs counted for `audience` plus a span's own tags, as `dimension\nvalue`. */
+function audiencePairs(audience: Audience, ownTags: readonly string[] = []): Set<string> {
+  const pairs = new Set([`userId\n${audience.userId ?? ""}`, `sessionId\n${audience.sessionId ?? ""}`]);
+  for (const tag of ownTags) pairs.add(`tag\n${tag}`);
+  for (const tag of audience.tags) pairs.add(`tag\n${tag}`);
+  if (ownTags.length === 0 && audience.tags.length === 0) pairs.add("tag\n");
+  return pairs;
+}
+
+const HOUR_AND_DAY = ["hour", "day"] as const;
+const dimensionKeyOf = (row: {
+  projectId: string;
+  bucketSize: string;
+  bucketStart: number;
+  dimension: string;
+  value: string;
+}) => `${row.projectId}\n${row.bucketSize}\n${row.bucketStart}\n${row.dimension}\n${row.value}`;
+
+/**
+ * The trace-side per-dimension deltas of groups of spans of one trace each: counted under `audience` or, with
+ * `before`, moved from `before` to `audience` (−1 under the pairs only `before` has, +1 under those only
+ * `audience` has: each key's deltas have one sign, so histograms and sums never cancel out).
+ */
+export function audienceRollupRows(
+  groups: readonly { spans: readonly AudienceSpan[]; audience: Audience; before?: Audience }[],
+): DimensionRollupRow[] {
+  const byKey = new Map<string, { row: DimensionRollupRow; histogram: Histogram }>();
+  const add = (span: AudienceSpan, pair: string, sign: number) => {
+    const split = pair.indexOf("\n");
+    const dimension = pair.slice(0, split) as AudienceDimension;
+    const value = pair.slice(split + 1);
+    for (const bucketSize of HOUR_AND_DAY) {
+      const start = bucketStart(span.startedAt, bucketSize);
+      const id = `${span.projectId}\n${bucketSize}\n${start}\n${pair}`;
+      let entry = byKey.get(id);
+      if (!entry) {
+        entry = {
+          row: {
+            projectId: span.projectId,
+            bucketSize,
+            bucketStart: start,
+            dimension,
+            value,
+            spanCount: 0,
+            failedSpans: 0,
+            cost: 0,
+            inputTokens: 0,
+            outputTokens: 0,
+            latencyHistogram: "",
+          },
+          histogram: emptyHistogram(),
+        };
+        byKey.set(id, entry);
+      }
+      const { row } = entry;
+      row.spanCount = (row.spanCount as number) + sign;
+      if (span.status === "failure") row.failedSpans = (row.failedSpans as number) + sign;
+      row.cost = (row.cost as number) + sign * (span.cost ?? 0);
+      row.inputTokens = (row.inputTokens as number) + sign * (span.promptTokens ?? 0);
+      row.outputTokens = (row.outputTokens as number) + sign * (span.completionTokens ?? 0);
+      addLatency(entry.histogram, span.latency, sign);
+    }
+  };
+  for (const { spans, audience, before } of groups) {
+    for (const span of spans) {
+      const now = audiencePairs(audience, span.tags);
+      if (before === undefined) {
+        for (const pair of now) add(span, pair, 1);
+        continue;
+      }
+      const then = audiencePairs(before, span.tags);
+      for (const pair of then) if (!now.has(pair)) add(span, pair, -1);
+      for (const pair of now) if (!then.has(pair)) add(span, pair, 1);
+    }
+  }
+  return [...byKey.keys()].sort().map((id) => {
+    const { row, histogram } = byKey.get(id) as { row: DimensionRollupRow; histogram: Histogram };
+    return { ...row, latencyHistogram: histogramToText(histogram) };
+  });
+}
+
+/** Per-dimension deltas of several writes (a batch's jobs) summed per key, in key order. */
+export function summedDimensionRows(rows: readonly DimensionRollupRow[]): DimensionRollupRow[] {
+  const byKey = new Map<string, { row: DimensionRollupRow; histogram?: Histogram }>();
+  for (const row of rows) {
+    const id = dimensionKeyOf(row);
+    const entry = byKey.get(id);
+    if (!entry) {
+      byKey.set(id, { row: { ...row } });
+      continue;
+    }
+    const into = entry.row;
+    into.spanCount = Number(into.spanCount) + Number(row.spanCount);
+    into.failedSpans = Number(into.failedSpans) + Number(row.failedSpans);
+    into.cost = Number(into.cost) + Number(row.cost);
+    into.inputTokens = Number(into.inputTokens) + Number(row.inputTokens);
+    into.outputTokens = Number(into.outputTokens) + Number(row.outputTokens);
+    if (!entry.histogram) {
+      entry.histogram = emptyHistogram();
+      addHistogramText(entry.histogram, into.latencyHistogram as string);
+    }
+    addHistogramText(entry.histogram, row.latencyHistogram as string);
+  }
+  return [...byKey.keys()].sort().map((id) => {
+    const { row, histogram } = byKey.get(id) as { row: DimensionRollupRow; histogram?: Histogram };
+    return histogram ? { ...row, latencyHistogram: histogramToText(histogram) } : row;
+  });
+}
+
+/** Merges two lists of summed per-dimension rows with no key in common into one list in key order. */
+export function inKeyOrder(rows: readonly DimensionRollupRow[]): DimensionRollupRow[] {
+  return rows
+    .map((row) => ({ id: dimensionKeyOf(row), row }))
+    .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    .map(({ row }) => row);
+}
+
+/**
+ * Traces counted (`count` 1), uncounted (−1) under their user, session and tags, in the hour and day buckets of
+ * their start. A move is the old state with −1 and the new with +1: the rows that cancel out are left out.
+ */
+export function traceDimensionRollupRows(
+  traces: readonly (Audience & { projectId: string; startedAt: number; count?: number })[],
+): TraceDimensionRollupRow[] {
+  const byKey = new Map<string, TraceDimensionRollupRow>();
+  for (const trace of traces) {
+    for (const pair of audiencePairs(trace)) {
+      const split = pair.indexOf("\n");
+      for (const bucketSize of HOUR_AND_DAY) {
+        const start = bucketStart(trace.startedAt, bucketSize);
+        const id = `${trace.projectId}\n${bucketSize}\n${start}\n${pair}`;
+        const row = byKey.get(id) ?? {
+          projectId: trace.projectId,
+          bucketSize,
+          bucketStart: start,
+          dimension: pair.slice(0, split) as AudienceDimension,
+          value: pair.slice(split + 1),
+          traceCount: 0,
+        };
+        row.traceCount = (row.traceCount as number) + (trace.count ?? 1);
+        byKey.set(id, row);
+      }
+    }
+  }
+  return [...byKey.keys()]
+    .sort()
+    .map((id) => byKey.get(id) as TraceDimensionRollupRow)
+    .filter((row) => row.traceCount !== 0);
+}
+
+/** Adds trace deltas to the trace-side per-dimension rollups, in the transaction `db` belongs to. */
+export async function addToTraceDimensionRollups(
+  db: Kysely<Database>,
+  deltas: readonly TraceDimensionRollupRow[],
+): Promise<void> {
+  const rows = summed(deltas, TRACE_DIMENSION_ROLLUP_KEY, (into, row) => {
+    into.traceCount = (into.traceCount as number) + (row.traceCount as number);
+  });
+  for (let at = 0; at < rows.length; at += CHUNK) {
+    await db
+      .insertInto("logTraceDimensionRollups")
+      .values(rows.slice(at, at + CHUNK))
+      .onConflict((conflict) =>
+        conflict.columns([...TRACE_DIMENSION_ROLLUP_KEY]).doUpdateSet((eb) => ({
+          traceCount: eb("logTraceDimensionRollups.traceCount", "+", eb.ref("excluded.traceCount")),
+        })),
+      )
+      .execute();
+  }
+}
+
+/** The columns of a stored span that `audienceSpans` reads. */
+export const AUDIENCE_SPAN_COLUMNS = [
+  "projectId",
+  "startedAt",
+  "status",
+  "contentType",
+  "latency",
+  "model",
+  "provider",
+  "promptId",
+  "deploymentId",
+  "cost",
+  "promptTokens",
+  "completionTokens",
+  "tags",
+] as const;
+
+/** Stored span rows (their tags as JSON text) as the trace-side rollups read them. */
+export const audienceSpans = (rows: readonly (RolledUpSpan & { tags: string })[]): AudienceSpan[] =>
+  rows.map((row) => ({ ...row, tags: JSON.parse(row.tags) as string[] }));

@@ -6,7 +6,7 @@ import type { BodyOf, Unread } from "../operation-input.ts";
 import { requireProject } from "../projects/project.ts";
 import { requirePromptsOfProject } from "../prompts/prompt.ts";
 import { addHistogram, addHistogramText, Histogram, percentiles } from "./latency-histogram.ts";
-import { BUCKET_MS } from "./rollups.ts";
+import { AUDIENCE_DIMENSIONS, type AudienceDimension, BUCKET_MS } from "./rollups.ts";
 
 type MetricName = schemas.LogMetricName;
 type Dimension = schemas.LogMetricDimension;
@@ -60,7 +60,7 @@ interface RolledUp {
   latencyHistograms?: string | null;
 }
 
-type StoredDimension = "model" | "provider" | "promptId" | "deploymentId" | "contentType";
+type StoredDimension = "model" | "provider" | "promptId" | "deploymentId" | "contentType" | AudienceDimension;
 
 /** A text condition of the filter grammar the rollups can answer: a column's value in (or not in) a set. */
 interface ValueCondition {
@@ -88,6 +88,9 @@ export async function searchLogMetrics(
     provider,
     promptId,
     deploymentEnvironmentId,
+    userId,
+    sessionId,
+    tag,
     filters = [],
     ...unread
   } = body;
@@ -119,6 +122,8 @@ export async function searchLogMetrics(
   if (traceQuery && metrics.length > 1) {
     issues.push({ field: "metrics", issue: "traceCount cannot be asked together with span measures" });
   }
+  // The trace-side dimensions (user, session, tag): conditions on the per-dimension rollups' values.
+  const audience = audienceConditions(body, traceQuery, issues);
   groupBy.forEach((dimension, index) => {
     if (traceQuery && SPAN_DIMENSIONS.has(dimension)) {
       issues.push({
@@ -142,13 +147,14 @@ export async function searchLogMetrics(
   const traceName: ValueCondition[] = [];
   filters.forEach((filter, index) => {
     const field = `filters.${index}`;
+    if (isAudience(filter.column)) return; // read by audienceConditions
     const answerable =
       (filter.column === "contentType" || filter.column === "name") && ANSWERABLE_OPERATORS.has(filter.operator);
     if (!answerable) {
       issues.push({
         field,
         issue:
-          "not answerable from the metrics rollups: only contentType and name with equals, not-equals, in or not-in",
+          "not answerable from the metrics rollups: only contentType, name, userId and sessionId with equals, not-equals, in or not-in",
       });
       return;
     }
@@ -186,7 +192,21 @@ export async function searchLogMetrics(
     if (row.latencyHistograms) point.histogramTexts.push(row.latencyHistograms);
   };
 
-  if (traceQuery) {
+  // Users and sessions may number thousands per hour: grouped by one, only the largest groups' rows are read.
+  let cut = false;
+  const largest = await largestValues(ctx, traceQuery, project.id, { bucket, from, to }, audience, groupBy);
+  if (largest?.values.length === 0) return answer(groups, () => 0, { bucket, from, to, metrics });
+  if (largest) {
+    audience.conditions.push({ operator: "in", values: largest.values });
+    cut = largest.truncated;
+  }
+  if (traceQuery && audience.dimension !== undefined) {
+    const rows = await audienceTraceRows(ctx, project.id, { bucket, from, to }, audience);
+    for (const row of rows) {
+      const key: GroupKey = groupBy.includes(audience.dimension) ? { [audience.dimension]: row.value || null } : {};
+      add(key, Number(row.bucketStart), row);
+    }
+  } else if (traceQuery) {
     const rows = await ctx.db
       .selectFrom("logTraceRollups")
       .select(["bucketStart", "traceName", "traceCount"])
@@ -214,6 +234,9 @@ export async function searchLogMetrics(
     if (promptId !== undefined) conditions.push({ column: "promptId", operator: "in", values: [promptId] });
     for (const { values, negated } of contentType) {
       conditions.push({ column: "contentType", operator: negated ? "not in" : "in", values });
+    }
+    for (const { operator, values } of audience.conditions) {
+      conditions.push({ column: audience.dimension as AudienceDimension, operator, values });
     }
     if (deploymentEnvironmentId !== undefined) {
       const deployments = [...environments].flatMap(([deployment, environment]) =>
@@ -244,7 +267,9 @@ export async function searchLogMetrics(
       valueIn = (row) => row.value as string;
     } else {
       // Summed by the database per bucket and stored column of the grouping: one row per point (the
-      // environment's per deployment, merged below), its histograms joined into one text.
+      // environment's per deployment, merged below), its histograms joined into one text. Never a trace-side
+      // dimension here: those are kept per dimension only (audienceConditions).
+      const combination = columns as Exclude<StoredDimension, AudienceDimension>[];
       let select = ctx.db
         .selectFrom("logSpanRollups")
         .select((eb) => [
@@ -255,7 +280,7 @@ export async function searchLogMetrics(
           eb.fn.sum<number>("inputTokens").as("inputTokens"),
           eb.fn.sum<number>("outputTokens").as("outputTokens"),
         ])
-        .select(columns)
+        .select(combination)
         .$if(needsHistogram, (query) =>
           query.select(ctx.store.sql.joinedTexts(sql.ref("latencyHistogram"), ";").as("latencyHistograms")),
         )
@@ -263,8 +288,10 @@ export async function searchLogMetrics(
         .where("bucketSize", "=", bucket)
         .where("bucketStart", ">=", from)
         .where("bucketStart", "<", to)
-        .groupBy(["bucketStart", ...columns]);
-      for (const { column, operator, values } of conditions) select = select.where(column, operator, values);
+        .groupBy(["bucketStart", ...combination]);
+      for (const { column, operator, values } of conditions) {
+        select = select.where(column as Exclude<StoredDimension, AudienceDimension>, operator, values);
+      }
       rows = await select.execute();
     }
     for (const row of rows) {
@@ -281,7 +308,13 @@ export async function searchLogMetrics(
     }
   }
 
-  return answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), { bucket, from, to, metrics });
+  const answered = answer(groups, (sums) => (traceQuery ? sums.traceCount : sums.spanCount), {
+    bucket,
+    from,
+    to,
+    metrics,
+  });
+  return cut ? { ...answered, truncated: true } : answered;
 }
 
 function addRow(sums: Sums, row: RolledUp): void {
@@ -353,6 +386,9 @@ function scoreQueryIssues(body: BodyOf<"searchLogMetrics">, issues: ErrorDetail[
   });
   for (const field of ["model", "provider", "promptId", "deploymentEnvironmentId"] as const) {
     if (body[field] !== undefined) issues.push({ field, issue: "filters spans: not allowed with score measures" });
+  }
+  for (const field of AUDIENCE_DIMENSIONS) {
+    if (body[field] !== undefined) issues.push({ field, issue: "filters logs: not allowed with score measures" });
   }
   filters.forEach((_, index) => {
     issues.push({ field: `filters.${index}`, issue: "score measures take no filters" });
@@ -448,4 +484,140 @@ function valuesOf(sums: Sums, histogram: Histogram, metrics: readonly MetricName
     if (metric === "scoreAverage") values.scoreAverage = sums.scoreCount === 0 ? null : sums.scoreSum / sums.scoreCount;
   }
   return values;
+}
+
+const isAudience = (name: string): name is AudienceDimension =>
+  (AUDIENCE_DIMENSIONS as readonly string[]).includes(name);
+
+/** The trace-side dimension a query involves (at most one) and its conditions on the rollups' `value`. */
+interface AudienceQuery {
+  dimension?: AudienceDimension;
+  conditions: { operator: "in" | "not in"; values: string[] }[];
+}
+
+/**
+ * The user, session or tag a query groups or filters by (flat `userId` / `sessionId` / `tag`, `userId` and
+ * `sessionId` filters). They are kept per single dimension in hour and day buckets (ADR 0017): such a query
+ * involves no other dimension and no minute bucket, else a 400 naming the field.
+ */
+function audienceConditions(
+  body: BodyOf<"searchLogMetrics">,
+  traceQuery: boolean,
+  issues: ErrorDetail[],
+): AudienceQuery {
+  const { groupBy = [], filters = [], bucket } = body;
+  const query: AudienceQuery = { conditions: [] };
+  const involved: [AudienceDimension, string][] = [];
+  groupBy.forEach((dimension, index) => {
+    if (isAudience(dimension)) involved.push([dimension, `groupBy.${index}`]);
+  });
+  const flat = { userId: body.userId, sessionId: body.sessionId, tag: body.tag };
+  for (const dimension of AUDIENCE_DIMENSIONS) {
+    const value = flat[dimension];
+    if (value === undefined) continue;
+    involved.push([dimension, dimension]);
+    query.conditions.push({ operator: "in", values: [value] });
+  }
+  filters.forEach((filter, index) => {
+    if (!isAudience(filter.column)) return;
+    const field = `filters.${index}`;
+    if (!ANSWERABLE_OPERATORS.has(filter.operator)) {
+      issues.push({
+        field,
+        issue: `not answerable from the metrics rollups: ${filter.column} takes equals, not-equals, in or not-in`,
+      });
+      return;
+    }
+    involved.push([filter.column, field]);
+    const { value } = filter as { value: string | string[] };
+    query.conditions.push({
+      operator: filter.operator.startsWith("not-") ? "not in" : "in",
+      values: Array.isArray(value) ? value : [value],
+    });
+  });
+  const [first] = involved;
+  if (first === undefined) return query;
+  query.dimension = first[0];
+  if (bucket === "minute") {
+    issues.push({ field: "bucket", issue: `${first[0]} is kept in hour and day buckets only, not minute` });
+  }
+  for (const [dimension, field] of involved.slice(1)) {
+    if (dimension !== first[0]) {
+      issues.push({ field, issue: `${dimension} cannot be combined with ${first[0]}: each is kept on its own` });
+    }
+  }
+  // Any other dimension, grouped or filtered, would need the two together.
+  const others = [
+    ...groupBy.flatMap((dimension, index) => (isAudience(dimension) ? [] : [`groupBy.${index}`])),
+    ...(["model", "provider", "promptId", "deploymentEnvironmentId"] as const).filter(
+      (field) => body[field] !== undefined,
+    ),
+    ...filters.flatMap((filter, index) => (isAudience(filter.column) ? [] : [`filters.${index}`])),
+  ];
+  for (const field of traceQuery ? others.filter((field) => !SPAN_FIELDS.has(field)) : others) {
+    issues.push({ field, issue: `cannot be combined with ${first[0]}: it is kept per single dimension` });
+  }
+  return query;
+}
+
+/** Flat span filters: with traceCount they are refused already, not for the trace-side dimension. */
+const SPAN_FIELDS = new Set(["model", "provider", "promptId", "deploymentEnvironmentId"]);
+
+/** Trace counts per point of one trace-side dimension's values (the value as `value`). */
+async function audienceTraceRows(
+  ctx: ServiceContext,
+  projectId: string,
+  { bucket, from, to }: { bucket: schemas.LogMetricBucket; from: number; to: number },
+  { dimension, conditions }: AudienceQuery,
+) {
+  let select = ctx.db
+    .selectFrom("logTraceDimensionRollups")
+    .select(["bucketStart", "value", "traceCount"])
+    .where("projectId", "=", projectId)
+    .where("bucketSize", "=", bucket as "hour" | "day")
+    .where("dimension", "=", dimension as AudienceDimension)
+    .where("bucketStart", ">=", from)
+    .where("bucketStart", "<", to);
+  for (const { operator, values } of conditions) select = select.where("value", operator, values);
+  return select.execute();
+}
+
+/**
+ * When a query groups by a trace-side dimension with more than MAX_GROUPS values counted in the window: the values
+ * the answer keeps, found by the database summing each value's count (span or trace) over the window, ordered as
+ * `answer` orders groups (largest first, then by key), and whether more had any. Their rows alone are then read,
+ * instead of a row per value and point, histograms included, for values the answer would drop.
+ */
+async function largestValues(
+  ctx: ServiceContext,
+  traceQuery: boolean,
+  projectId: string,
+  { bucket, from, to }: { bucket: schemas.LogMetricBucket; from: number; to: number },
+  { dimension, conditions }: AudienceQuery,
+  groupBy: readonly Dimension[],
+): Promise<{ values: string[]; truncated: boolean } | undefined> {
+  if (dimension === undefined || !groupBy.includes(dimension)) return undefined;
+  // The two tables share the key columns this query reads; only the summed count differs.
+  const table = traceQuery ? "logTraceDimensionRollups" : "logSpanDimensionRollups";
+  const count = sql<number>`sum(${sql.ref(traceQuery ? "traceCount" : "spanCount")})`;
+  let select = ctx.db
+    .selectFrom(table as "logSpanDimensionRollups")
+    .select(["value", count.as("count")])
+    .where("projectId", "=", projectId)
+    .where("bucketSize", "=", bucket as "hour" | "day")
+    .where("dimension", "=", dimension)
+    .where("bucketStart", ">=", from)
+    .where("bucketStart", "<", to)
+    .groupBy("value")
+    .having(count, ">", 0);
+  for (const { operator, values } of conditions) select = select.where("value", operator, values);
+  const counted = await select.execute();
+  if (counted.length <= MAX_GROUPS) return counted.length === 0 ? { values: [], truncated: false } : undefined;
+  const keyed = counted.map((row) => ({
+    value: row.value,
+    count: Number(row.count),
+    key: JSON.stringify({ [dimension]: row.value === "" ? null : row.value }),
+  }));
+  keyed.sort((a, b) => b.count - a.count || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return { values: keyed.slice(0, MAX_GROUPS).map((row) => row.value), truncated: true };
 }

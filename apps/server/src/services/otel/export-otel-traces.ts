@@ -29,7 +29,18 @@ import { approximateBytes, type Inserts } from "../logs/write-batcher.ts";
 import { resolveWriteTarget } from "../logs/write-checks.ts";
 import { maskContent, maskSpanInput } from "../masking/mask-logs.ts";
 import type { Masker } from "../masking/masking-rules.ts";
-import { addToSpanRollups, addToTraceRollups, spanRollupRows, traceRollupRows } from "../metrics/rollups.ts";
+import {
+  AUDIENCE_SPAN_COLUMNS,
+  type Audience,
+  addToSpanRollups,
+  addToTraceDimensionRollups,
+  addToTraceRollups,
+  audienceRollupRows,
+  audienceSpans,
+  spanRollupRows,
+  traceDimensionRollupRows,
+  traceRollupRows,
+} from "../metrics/rollups.ts";
 import { type OnlineEvaluator, onlineEvaluationRows, onlineEvaluatorsFor } from "../online-evaluation/enqueue.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
 import { addOriginAttributes, type OriginAttributeRow, type SplitAttributes, splitOrigin } from "./span-origins.ts";
@@ -290,6 +301,7 @@ async function newTracesInserts(
   const tags: TagRow[] = [];
   const origins: OriginAttributeRow[] = [];
   const queued: Awaited<ReturnType<typeof onlineEvaluationRows>> = [];
+  const audiences: Parameters<typeof audienceRollupRows>[0][number][] = [];
   for (const group of groups.values()) {
     const seen = new Set<string>();
     const unique = group.spans.filter((span) => {
@@ -303,6 +315,7 @@ async function newTracesInserts(
     const rows = unique.map((span) => spanRowOf(owner, span));
     traces.push({ ...trace, spanIds: toJson(rows.map((row) => row.id)), ...totalsOf(rows) });
     spans.push(...rows);
+    audiences.push({ spans: audienceSpans(rows), audience: { ...trace, tags: [] } });
     for (const [index, span] of unique.entries()) {
       const indexRows = spanIndexRows(rows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
       attributes.push(...indexRows.attributes);
@@ -324,6 +337,11 @@ async function newTracesInserts(
     { table: "logOriginAttributes", rows: origins },
     { table: "logSpanRollups", rows: spanRollupRows(spans) },
     { table: "logTraceRollups", rows: traceRollupRows(traces) },
+    { table: "logSpanDimensionRollups", rows: audienceRollupRows(audiences) },
+    {
+      table: "logTraceDimensionRollups",
+      rows: traceDimensionRollupRows(traces.map((trace) => ({ ...trace, tags: [] }))),
+    },
     ...(queued.length > 0 ? [{ table: "onlineEvaluations" as const, rows: queued }] : []),
   ];
 }
@@ -365,6 +383,7 @@ async function storeTrace(
             "totalOutputTokens",
             "sessionId",
             "userId",
+            "tags",
           ])
           .where("projectId", "=", projectId)
           .where("referenceId", "=", traceReference),
@@ -376,6 +395,7 @@ async function storeTrace(
     const row = { ...newTraceRow(ctx, group, group.spans, now), status: "pending" as const };
     await ctx.store.insertRows(db, "logTraces", [row]);
     await addToTraceRollups(db, traceRollupRows([row]));
+    await addToTraceDimensionRollups(db, traceDimensionRollupRows([{ ...row, tags: [] }]));
     trace = await selectTrace();
     if (!trace) throw new Error("the trace just inserted is not there");
   }
@@ -414,11 +434,29 @@ async function storeTrace(
     tags.push(...rows.tags);
     origins.push(...span.origin.originRows);
   }
+  // A trace that has no session or user yet takes them from the spans that name one.
+  const named = sessionAndUser(accepted);
+  const before: Audience = { userId: trace.userId, sessionId: trace.sessionId, tags: fromJson<string[]>(trace.tags) };
+  const audience: Audience = {
+    userId: trace.userId ?? named.userId,
+    sessionId: trace.sessionId ?? named.sessionId,
+    tags: before.tags,
+  };
+  const audiences: Parameters<typeof audienceRollupRows>[0][number][] = [{ spans: audienceSpans(spanRows), audience }];
+  if (audience.userId !== before.userId || audience.sessionId !== before.sessionId) {
+    // The spans already stored were counted under no user (or session): they move to the one that arrived.
+    const stored = await db
+      .selectFrom("logSpans")
+      .select(AUDIENCE_SPAN_COLUMNS)
+      .where("traceId", "=", trace.id)
+      .execute();
+    audiences.push({ spans: audienceSpans(stored), audience, before });
+  }
   await ctx.store.insertRows(db, "logSpans", spanRows);
   await ctx.store.insertRows(db, "logAttributes", attributes);
   await ctx.store.insertRows(db, "logTags", tags);
   await addOriginAttributes(db, origins);
-  await addToSpanRollups(db, spanRollupRows(spanRows));
+  await addToSpanRollups(db, spanRollupRows(spanRows), { audience: audienceRollupRows(audiences) });
 
   // The root sets the trace's name, times and status; until it comes, the trace spans its spans.
   let { name, status, startedAt, endedAt } = trace;
@@ -431,10 +469,8 @@ async function storeTrace(
       endedAt = Math.max(endedAt as number, span.input.endedAt);
     }
   }
-  // A trace that has no session or user yet takes them from the spans that name one.
-  const named = sessionAndUser(accepted);
   // Queued with the user the trace has once this write commits (evaluator filters on userId read it).
-  const traceUserId = trace.userId ?? named.userId;
+  const traceUserId = audience.userId;
   const queued = await onlineEvaluationRows(
     ctx,
     accepted.map((span, index) => ({ row: spanRows[index] as SpanRow, input: span.input, traceUserId })),
@@ -451,13 +487,21 @@ async function storeTrace(
       ]),
     );
   }
+  // And under its user, session and tags in the bucket of its start: rows that do not change cancel out.
+  await addToTraceDimensionRollups(
+    db,
+    traceDimensionRollupRows([
+      { ...before, projectId, startedAt: trace.startedAt, count: -1 },
+      { ...audience, projectId, startedAt },
+    ]),
+  );
   await db
     .updateTable("logTraces")
     .set({
       name,
       status,
-      sessionId: trace.sessionId ?? named.sessionId,
-      userId: traceUserId,
+      sessionId: audience.sessionId,
+      userId: audience.userId,
       startedAt,
       endedAt,
       latency: (endedAt as number) - startedAt,

@@ -26,6 +26,7 @@ import { datasetRowSources } from "./0017-dataset-row-sources.ts";
 import { scoreRollups } from "./0020-score-rollups.ts";
 import { dimensionRollups } from "./0021-dimension-rollups.ts";
 import { spanTraceIndex } from "./0022-span-trace-index.ts";
+import { audienceRollups } from "./0023-audience-rollups.ts";
 import { spanOrigins } from "./0026-span-origins.ts";
 
 /** Every migration in order; names sort in the order they apply. */
@@ -51,6 +52,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0020-score-rollups": scoreRollups(dialect),
     "0021-dimension-rollups": dimensionRollups(dialect),
     "0022-span-trace-index": spanTraceIndex,
+    "0023-audience-rollups": audienceRollups(dialect),
     "0026-span-origins": spanOrigins(dialect),
   };
 }
