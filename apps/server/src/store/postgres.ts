@@ -3,6 +3,7 @@ import pg from "pg";
 import { postgresSql } from "./dialect-sql.ts";
 import { sharedRateWindows } from "./rate-windows.ts";
 import type { Database } from "./schema.ts";
+import { postgresSpanPartitions } from "./span-partitions.ts";
 import { applyMigrations, type Store } from "./store.ts";
 import { transactionsOn } from "./transactions.ts";
 
@@ -24,10 +25,11 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
     },
   });
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) });
+  const transaction = transactionsOn(db, "begin");
   return {
     db,
     dialect: "postgres",
-    transaction: transactionsOn(db, "begin"),
+    transaction,
     sql: postgresSql,
     async migrate() {
       // The schema the connection resolves names in (search_path: options.schema, or `options` in the URL).
@@ -47,6 +49,7 @@ export function openPostgresStore(connectionString: string, options: { schema?: 
       return (rows[0] as { generation: number }).generation;
     },
     rateWindows: sharedRateWindows(db),
+    spanPartitions: postgresSpanPartitions(db, transaction),
     isUniqueViolation: (error) => (error as { code?: string } | null)?.code === "23505",
     close: () => db.destroy(),
   };

@@ -5,6 +5,7 @@ import type { DialectSql } from "./dialect-sql.ts";
 import { migrations } from "./migrations/index.ts";
 import type { RateWindows } from "./rate-windows.ts";
 import type { Database } from "./schema.ts";
+import type { SpanPartitions } from "./span-partitions.ts";
 import type { RunInTransaction } from "./transactions.ts";
 
 /**
@@ -39,6 +40,11 @@ export interface Store {
    * the file) this process's memory.
    */
   readonly rateWindows: RateWindows;
+  /**
+   * PostgreSQL's time partitions of `logSpans` (ADR 0027), which retention prepares and drops; undefined on
+   * SQLite, whose spans are one table.
+   */
+  readonly spanPartitions?: SpanPartitions;
   /** Whether an error is the database refusing a duplicate of a unique key. */
   isUniqueViolation(error: unknown): boolean;
   close(): Promise<void>;

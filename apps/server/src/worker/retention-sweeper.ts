@@ -7,6 +7,7 @@
 import pino, { type Logger } from "pino";
 import { type QueueHygieneResult, tidyOnlineEvaluations } from "../services/online-evaluation/queue-hygiene.ts";
 import { deleteExpiredLogs } from "../services/retention/delete-expired-logs.ts";
+import { prepareSpanPartitions } from "../services/retention/span-partitions.ts";
 import type { Store } from "../store/store.ts";
 import { Wakeup } from "./wakeup.ts";
 
@@ -42,9 +43,13 @@ export class RetentionSweeper {
     await this.running;
   }
 
-  /** One pass, to its end; the loop runs it, tests call it with their clock. */
-  async sweep(): Promise<{ traces: number; spans: number }> {
-    let total = { traces: 0, spans: 0 };
+  /**
+   * One pass, to its end: what expired dropped or deleted, then the log partitions of the coming days made
+   * (PostgreSQL, ADR 0027; after, so that the deletion a process starts with is not held up by it). The loop
+   * runs it, tests call it with their clock.
+   */
+  async sweep(): Promise<{ traces: number; spans: number; partitions: number }> {
+    let total = { traces: 0, spans: 0, partitions: 0 };
     for (;;) {
       const pass = await deleteExpiredLogs({
         store: this.options.store,
@@ -52,9 +57,15 @@ export class RetentionSweeper {
         // Between batches the event loop serves requests: deletion never holds the database for long.
         pause: () => new Promise((resolve) => setImmediate(resolve)),
       });
-      total = { traces: total.traces + pass.traces, spans: total.spans + pass.spans };
-      if (!pass.more || this.stopping) return total;
+      total = {
+        traces: total.traces + pass.traces,
+        spans: total.spans + pass.spans,
+        partitions: total.partitions + pass.partitions,
+      };
+      if (!pass.more || this.stopping) break;
     }
+    await prepareSpanPartitions(this.options.store, this.options.now());
+    return total;
   }
 
   /** One pass over the queue of live spans; the loop runs it after each sweep, tests call it with their clock. */
@@ -70,7 +81,9 @@ export class RetentionSweeper {
     while (!this.stopping) {
       try {
         const deleted = await this.sweep();
-        if (deleted.traces > 0) this.logger.info(deleted, "retention: deleted expired traces and their spans");
+        if (deleted.traces + deleted.partitions > 0) {
+          this.logger.info(deleted, "retention: deleted expired traces and their spans");
+        }
       } catch (error) {
         this.logger.error({ err: error }, "deleting expired logs failed; retrying at the next pass");
       }

@@ -88,7 +88,7 @@ describeEachStore("retention", (use) => {
     );
     const [deleted, ...replies] = await Promise.all([sweeper.sweep(), ...writes]);
     for (const reply of replies) expect(reply.status, JSON.stringify(reply.body)).toBe(200);
-    expect(deleted).toEqual({ traces: 250, spans: 500 });
+    expect(deleted).toEqual({ traces: 250, spans: 500, partitions: 0 });
 
     const kept = ["inside-window", "recent", ...Array.from({ length: 20 }, (_, index) => `during-${index}`)].sort();
     expect(await searchedNames(h, projectId)).toEqual(kept);
@@ -101,7 +101,7 @@ describeEachStore("retention", (use) => {
     });
     expect(await searchedNames(h, untouched)).toEqual(["no-retention"]);
     // A second pass finds nothing more.
-    expect(await sweeper.sweep()).toEqual({ traces: 0, spans: 0 });
+    expect(await sweeper.sweep()).toEqual({ traces: 0, spans: 0, partitions: 0 });
   });
 
   it("two sweepers side by side (two replicas) delete each expired trace once, between them", async () => {
@@ -131,10 +131,10 @@ describeEachStore("retention", (use) => {
     const now = h.now();
     await createTrace(h, datedTrace(h, projectId, T0 - 400 * DAY_MS, "old"));
     const sweeper = new RetentionSweeper({ store: h.store, now: () => now });
-    expect(await sweeper.sweep()).toEqual({ traces: 0, spans: 0 });
+    expect(await sweeper.sweep()).toEqual({ traces: 0, spans: 0, partitions: 0 });
     expect(await searchedNames(h, projectId)).toEqual(["old"]);
     await h.request("PATCH", `/projects/${projectId}`, { body: { retentionDays: 365 } });
-    expect(await sweeper.sweep()).toEqual({ traces: 1, spans: 2 });
+    expect(await sweeper.sweep()).toEqual({ traces: 1, spans: 2, partitions: 0 });
     expect(await rowCounts(h, projectId)).toEqual({ traces: 0, spans: 0, attributes: 0, tags: 0 });
   });
 });

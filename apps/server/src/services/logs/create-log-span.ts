@@ -13,6 +13,9 @@ import { contentTooLarge, resolveWriteTarget } from "./write-checks.ts";
 
 export type CreateLogSpanResult = schemas.CreateLogSpanResponse;
 
+const duplicateReference = (referenceId: string | undefined) =>
+  conflict(`A span with referenceId "${referenceId}" already exists in the trace.`);
+
 /**
  * The trace a span joins, by `traceId` or `traceReferenceId` (both: they must name the same trace). Returns
  * its id, or undefined when it does not exist in the project.
@@ -101,6 +104,17 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
         if (spanIds.length >= MAX_SPANS_PER_TRACE) {
           throw conflict(`The trace already holds ${MAX_SPANS_PER_TRACE.toLocaleString("en")} spans, the most it may.`);
         }
+        // Checked here, under the trace's lock: on PostgreSQL no unique index can say it, since a partitioned
+        // table's unique keys must include its partition key, startedAt (ADR 0027).
+        if (span.referenceId !== undefined) {
+          const taken = await db
+            .selectFrom("logSpans")
+            .select("id")
+            .where("traceId", "=", traceId)
+            .where("referenceId", "=", span.referenceId)
+            .executeTakeFirst();
+          if (taken) throw duplicateReference(span.referenceId);
+        }
         await ctx.store.insertRows(db, "logSpans", [row]);
         await db
           .updateTable("logTraces")
@@ -119,10 +133,8 @@ export async function createLogSpan(ctx: ServiceContext, body: BodyOf<"createLog
       approximateBytes([row, index, queued]),
     );
   } catch (error) {
-    // The only unique key a new span can clash with is its trace's span referenceIds.
-    if (ctx.store.isUniqueViolation(error)) {
-      throw conflict(`A span with referenceId "${span.referenceId}" already exists in the trace.`);
-    }
+    // The only unique key a new span can clash with is its trace's span referenceIds (SQLite's index).
+    if (ctx.store.isUniqueViolation(error)) throw duplicateReference(span.referenceId);
     throw error;
   }
   if (queued.length > 0) ctx.wakeWorkers();

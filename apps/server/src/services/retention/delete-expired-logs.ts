@@ -4,12 +4,14 @@
  * transaction — so that log writes and searches keep going between them (on SQLite a batch holds the write
  * lock only for its own few statements). Batches lock their traces `FOR UPDATE SKIP LOCKED`, so sweepers on
  * several replicas take different traces, and a trace a write is adding a span to at that moment is left for
- * the next pass.
+ * the next pass. On PostgreSQL, a day of spans and their side rows that has wholly expired is dropped first,
+ * partitions whole (span-partitions.ts, ADR 0027).
  */
 import type { Kysely } from "kysely";
 import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { fromJson } from "../json.ts";
+import { dropExpiredPartitions } from "./span-partitions.ts";
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -30,7 +32,10 @@ export interface RetentionOptions {
 
 export interface RetentionResult {
   traces: number;
+  /** Spans deleted with their traces or dropped with their partitions. */
   spans: number;
+  /** PostgreSQL's days of spans and side rows dropped whole, partitions and all (ADR 0027). */
+  partitions: number;
   /** Whether expired traces may remain (the pass stopped at maxBatches). */
   more: boolean;
 }
@@ -44,10 +49,13 @@ export async function deleteExpiredLogs(options: RetentionOptions): Promise<Rete
     .where("retentionDays", "is not", null)
     .orderBy("id")
     .execute();
-  const result: RetentionResult = { traces: 0, spans: 0, more: false };
+  const cutoffs = new Map(projects.map((project) => [project.id, now - (project.retentionDays as number) * DAY_MS]));
+  // Whole days first: the traces whose spans they held have expired, and go by rows below.
+  const dropped = await dropExpiredPartitions(store, cutoffs, pause);
+  const result: RetentionResult = { traces: 0, spans: dropped.spans, partitions: dropped.partitions, more: false };
   let batches = 0;
   for (const project of projects) {
-    const cutoff = now - (project.retentionDays as number) * DAY_MS;
+    const cutoff = cutoffs.get(project.id) as number;
     for (;;) {
       if (batches >= maxBatches) return { ...result, more: true };
       const deleted = await store.transaction(store.db, (trx) => deleteBatch(store, trx, project.id, cutoff));

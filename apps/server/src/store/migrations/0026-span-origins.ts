@@ -1,5 +1,6 @@
 import { type Migration, sql } from "kysely";
 import type { Dialect } from "../dialect.ts";
+import { nameIndexes } from "../span-partitions.ts";
 import type { AnyDb } from "./any-db.ts";
 
 /**
@@ -18,6 +19,14 @@ export const spanOrigins: (dialect: Dialect) => Migration = (dialect) => ({
       .columns(["projectId", "originId", "startedAt", "id"])
       .where(sql.ref("originId"), "is not", null)
       .execute();
+    if (dialect === "postgres") {
+      // Each day partition's new index named after the table's, as every other (migration 0025).
+      const { rows } = await sql<{ partition: string }>`
+        select child.relname as partition from pg_inherits
+        join pg_class child on child.oid = pg_inherits.inhrelid
+        where pg_inherits.inhparent = '"logSpans"'::regclass`.execute(db);
+      for (const { partition } of rows) await nameIndexes(db, "logSpans", partition);
+    }
     await db.schema
       .createTable("logOriginAttributes")
       .addColumn("projectId", "text", (c) => c.notNull())
