@@ -26,6 +26,7 @@ import { datasetRowSources } from "./0017-dataset-row-sources.ts";
 import { scoreRollups } from "./0020-score-rollups.ts";
 import { dimensionRollups } from "./0021-dimension-rollups.ts";
 import { spanTraceIndex } from "./0022-span-trace-index.ts";
+import { compactHistograms } from "./0024-compact-histograms.ts";
 
 /** Every migration in order; names sort in the order they apply. */
 export function migrations(dialect: Dialect): Record<string, Migration> {
@@ -50,5 +51,6 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0020-score-rollups": scoreRollups(dialect),
     "0021-dimension-rollups": dimensionRollups(dialect),
     "0022-span-trace-index": spanTraceIndex,
+    "0024-compact-histograms": compactHistograms(dialect),
   };
 }
