@@ -329,7 +329,7 @@ describeEachStore("searchLogMetrics", (use) => {
     }
     expect((await stored()).every((text) => text.startsWith("{"))).toBe(true);
     const window = { projectId, from: T0, to: T0 + 4 * HOUR, metrics: ALL_SPAN_METRICS };
-    const queries = [
+    const queries: Body[] = [
       { ...window, bucket: "minute", groupBy: ["model", "promptId"] },
       { ...window, bucket: "hour", groupBy: ["model"] },
       { ...window, bucket: "day" },
@@ -338,7 +338,11 @@ describeEachStore("searchLogMetrics", (use) => {
       for (const body of queries) {
         const answer = await metrics(h, body);
         const grouped = groupBy(spans, (span) =>
-          JSON.stringify(Object.fromEntries((body.groupBy ?? []).map((column) => [column, span[column as "model"]]))),
+          JSON.stringify(
+            Object.fromEntries(
+              ((body.groupBy ?? []) as ("model" | "promptId")[]).map((column) => [column, span[column]]),
+            ),
+          ),
         );
         expect(answer.groups).toHaveLength(grouped.size);
         for (const group of answer.groups) expectMeasures(group.totals, grouped.get(JSON.stringify(group.key)) ?? []);
