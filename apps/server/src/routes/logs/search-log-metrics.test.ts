@@ -1,6 +1,8 @@
 import { describe, expect, it } from "vitest";
+import { addHistogramText, Histogram } from "../../services/metrics/latency-histogram.ts";
 import { backfillRollups } from "../../store/migrations/0013-metric-rollups.ts";
 import { backfillDimensionRollups } from "../../store/migrations/0021-dimension-rollups.ts";
+import { compactHistograms } from "../../store/migrations/0024-compact-histograms.ts";
 import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import {
@@ -299,6 +301,63 @@ describeEachStore("searchLogMetrics", (use) => {
     for (const [index, body] of perDimension.entries()) {
       expect(rounded(await metrics(h, body))).toEqual(rounded(kept[index]));
     }
+  });
+
+  it("migration 0024 converts the JSON histograms stored before it, which writes still add to until then", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const prompts = [await newPrompt(h, projectId)];
+    const first = await randomLogs(h, projectId, 30, prompts);
+    const tables = ["logSpanRollups", "logSpanDimensionRollups"] as const;
+    const stored = async () =>
+      (await Promise.all(tables.map((table) => h.store.db.selectFrom(table).select("latencyHistogram").execute())))
+        .flat()
+        .map((row) => row.latencyHistogram);
+    // The rollups as stored before the migration: each histogram a JSON object of bucket → count.
+    for (const text of new Set(await stored())) {
+      const histogram = new Histogram();
+      addHistogramText(histogram, text);
+      const pairs = [...histogram.counts.entries()].filter(([, count]) => count > 0);
+      const json = `{${pairs.map(([bucket, count]) => `"${bucket}":${count}`).join(",")}}`;
+      for (const table of tables) {
+        await h.store.db
+          .updateTable(table)
+          .set({ latencyHistogram: json })
+          .where("latencyHistogram", "=", text)
+          .execute();
+      }
+    }
+    expect((await stored()).every((text) => text.startsWith("{"))).toBe(true);
+    const window = { projectId, from: T0, to: T0 + 4 * HOUR, metrics: ALL_SPAN_METRICS };
+    const queries: Body[] = [
+      { ...window, bucket: "minute", groupBy: ["model", "promptId"] },
+      { ...window, bucket: "hour", groupBy: ["model"] },
+      { ...window, bucket: "day" },
+    ];
+    const check = async (spans: RawSpan[]) => {
+      for (const body of queries) {
+        const answer = await metrics(h, body);
+        const grouped = groupBy(spans, (span) =>
+          JSON.stringify(
+            Object.fromEntries(
+              ((body.groupBy ?? []) as ("model" | "promptId")[]).map((column) => [column, span[column]]),
+            ),
+          ),
+        );
+        expect(answer.groups).toHaveLength(grouped.size);
+        for (const group of answer.groups) expectMeasures(group.totals, grouped.get(JSON.stringify(group.key)) ?? []);
+      }
+    };
+    // Read as they are, and added to by writes (whose upserts add compact histograms to JSON ones).
+    await check(first);
+    const all = await randomLogs(h, projectId, 31, prompts);
+    expect(all.length).toBeGreaterThan(first.length);
+    await check(all);
+    await compactHistograms(h.store.dialect).up(h.store.db);
+    const converted = await stored();
+    expect(converted.some((text) => text.startsWith("{"))).toBe(false);
+    expect(converted.every((text) => /^\d+:\d*(,\d*)*$/.test(text))).toBe(true);
+    await check(all);
   });
 
   it("moves an OTLP trace's count when its root span arrives late, renaming and moving it", async () => {

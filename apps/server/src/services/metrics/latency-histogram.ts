@@ -4,14 +4,20 @@
  * RELATIVE_ERROR of every value in it. A percentile read from the histogram is therefore within RELATIVE_ERROR
  * (relative) of the exact nearest-rank percentile of the values counted, however many histograms were merged.
  *
- * Stored as JSON text, an object of bucket index → count (`{"172":3,"180":1}`): adding two histograms is
- * adding counts per key, which the databases do on write with `pharos_histogram_add` (registered on SQLite
- * connections, a SQL function on PostgreSQL: migration 0013), so concurrent writers never lose a count.
+ * Stored as compact text (migration 0024): the lowest bucket with a count, a colon, then the counts of the
+ * buckets from it up, comma-separated, an empty field for 0 (`172:3,,,,,,,,1` is 3 in bucket 172 and 1 in 180;
+ * "" is the empty histogram). The buckets of a latency distribution are mostly occupied between its lowest and
+ * highest, so this is about a third of the JSON object of bucket index → count stored before (`{"172":3,"180":1}`),
+ * and at most one character per bucket in between when they are not: never more than the ~940 buckets of the
+ * longest latency. Adding two histograms is adding counts per bucket, which the databases do on write with
+ * `pharos_histogram_add` (registered on SQLite connections, a SQL function on PostgreSQL:
+ * migrations/histogram-add.ts), so concurrent writers never lose a count.
  *
  * Reading is the hot loop of a metrics query (thousands of stored histograms merged per request), so stored
- * texts are not parsed as JSON: `addHistogramText` scans the digits into a dense array of counts (bucket indexes
- * are small integers: 0 for 1 ms, 542 for 30 days), which also reads several texts joined by any
- * separator (the queries' `group_concat` / `string_agg`).
+ * texts are not parsed generically: `addHistogramText` scans the digits into a dense array of counts (bucket
+ * indexes are small integers: 0 for 1 ms, 542 for 30 days), which also reads several texts joined by any
+ * separator but a digit, comma or colon (the queries' `group_concat` / `string_agg`). It still reads the JSON
+ * texts stored before migration 0024, which converts them with it.
  */
 
 /** The stated bound of the relative error of a percentile (the spec's "within 2 %"). */
@@ -83,25 +89,81 @@ export function addHistogram(into: Histogram, from: Histogram): void {
 }
 
 export function histogramToText(histogram: Histogram): string {
-  let text = "";
-  for (let bucket = histogram.low; bucket <= histogram.high; bucket++) {
-    const count = histogram.counts[bucket] as number;
-    if (count !== 0) text += `${text === "" ? "" : ","}"${bucket}":${count}`;
+  const { counts } = histogram;
+  // From the lowest to the highest bucket whose count is not 0 (counts added to 0 when spans moved out).
+  let low = histogram.low;
+  let high = histogram.high;
+  while (low <= high && counts[low] === 0) low++;
+  while (high >= low && counts[high] === 0) high--;
+  if (high < low) return "";
+  let text = `${low}:`;
+  for (let bucket = low; bucket <= high; bucket++) {
+    const count = counts[bucket] as number;
+    if (bucket > low) text += ",";
+    if (count !== 0) text += count;
   }
-  return `{${text}}`;
+  return text;
 }
 
 const ZERO = 48;
 const NINE = 57;
-
+const COMMA = 44;
 const MINUS = 45;
+const OPEN_BRACE = 123;
 
 /**
- * Adds the histogram(s) stored as `text` into `into`: the integers of the text, read in pairs (bucket, count),
- * whatever separates them. Bucket indexes are never negative (latencies are ≥ 1 ms); a count is negative in the
- * delta of a write that moves spans out of a trace-side dimension value (rollups.ts `audienceRollupRows`).
+ * Adds the histogram(s) stored as `text` into `into`: compact texts, one or several joined by a separator, or
+ * JSON texts of before migration 0024. Bucket indexes are never negative (latencies are ≥ 1 ms); a count is
+ * negative in the delta of a write that moves spans out of a trace-side dimension value (rollups.ts
+ * `audienceRollupRows`).
  */
 export function addHistogramText(into: Histogram, text: string): void {
+  if (text.charCodeAt(0) === OPEN_BRACE) {
+    addJsonHistogramText(into, text);
+    return;
+  }
+  const length = text.length;
+  let at = 0;
+  while (at < length) {
+    let code = text.charCodeAt(at);
+    // A separator, or where an empty histogram was joined.
+    if (code < ZERO || code > NINE) {
+      at++;
+      continue;
+    }
+    let bucket = 0;
+    while (code >= ZERO && code <= NINE) {
+      bucket = bucket * 10 + (code - ZERO);
+      code = text.charCodeAt(++at);
+    }
+    // Past the colon: counts from the lowest bucket up, until a separator or the end (NaN: no digit, no comma).
+    at++;
+    let count = 0;
+    let sign = 1;
+    for (;;) {
+      code = text.charCodeAt(at);
+      if (code >= ZERO && code <= NINE) {
+        count = count * 10 + (code - ZERO);
+        at++;
+        continue;
+      }
+      if (code === MINUS && count === 0) {
+        sign = -1;
+        at++;
+        continue;
+      }
+      if (count !== 0) into.add(bucket, sign * count);
+      if (code !== COMMA) break;
+      bucket++;
+      count = 0;
+      sign = 1;
+      at++;
+    }
+  }
+}
+
+/** The JSON texts of before migration 0024 (`{"172":3,"180":1}`): their integers, read in pairs (bucket, count). */
+function addJsonHistogramText(into: Histogram, text: string): void {
   let number = -1;
   let bucket = -1;
   let negative = false;
@@ -121,7 +183,7 @@ export function addHistogramText(into: Histogram, text: string): void {
   }
 }
 
-/** The sum of two stored histograms, as stored: what `pharos_histogram_add` computes on SQLite. */
+/** The sum of two stored histograms, as stored: what `pharos_histogram_add` computes on SQLite (either may be JSON). */
 export function addHistogramTexts(a: string, b: string): string {
   const sum = emptyHistogram();
   addHistogramText(sum, a);

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, sql } from "kysely";
+import type { Kysely, Migration } from "kysely";
 import {
   addToSpanRollups,
   addToTraceRollups,
@@ -8,6 +8,7 @@ import {
 import type { Dialect } from "../dialect.ts";
 import type { Database } from "../schema.ts";
 import type { AnyDb } from "./any-db.ts";
+import { createHistogramAdd } from "./histogram-add.ts";
 
 /** Rows read per page while the rollups of the logs already stored are built. */
 const BACKFILL_PAGE = 5_000;
@@ -17,8 +18,9 @@ const BACKFILL_PAGE = 5_000;
  * combination of span dimensions; trace counts per project, bucket and trace name. Kept by every log write in
  * its transaction (services/metrics/rollups.ts); built here from the logs already stored.
  *
- * `pharos_histogram_add(a, b)` adds two histograms stored as JSON text (bucket index → count); on SQLite it is
- * a function every connection registers (store/sqlite.ts), on PostgreSQL a SQL function created here.
+ * `pharos_histogram_add(a, b)` adds two stored histograms (services/metrics/latency-histogram.ts); on SQLite it
+ * is a function every connection registers (store/sqlite.ts), on PostgreSQL a SQL function created here
+ * (histogram-add.ts, whose definition migration 0024 changed with the stored format).
  */
 export const metricRollups: (dialect: Dialect) => Migration = (dialect) => ({
   async up(db: AnyDb) {
@@ -59,19 +61,8 @@ export const metricRollups: (dialect: Dialect) => Migration = (dialect) => ({
       .addColumn("traceCount", "bigint", (c) => c.notNull())
       .addPrimaryKeyConstraint("logTraceRollupsKey", ["projectId", "bucketSize", "bucketStart", "traceName"])
       .execute();
-    if (dialect === "postgres") {
-      await sql`
-        create or replace function pharos_histogram_add(a text, b text) returns text
-        language sql immutable parallel safe as $$
-          select coalesce(jsonb_object_agg(key, total), '{}'::jsonb)::text from (
-            select key, sum(value::bigint) as total from (
-              select key, value from jsonb_each_text(a::jsonb)
-              union all
-              select key, value from jsonb_each_text(b::jsonb)
-            ) as parts group by key
-          ) as sums
-        $$`.execute(db);
-    }
+    // Today's definition (histogram-add.ts): the backfill below writes the histograms of today's code.
+    if (dialect === "postgres") await createHistogramAdd(db);
     await backfillRollups(db as Kysely<Database>);
   },
 });

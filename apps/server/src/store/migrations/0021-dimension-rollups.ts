@@ -3,6 +3,7 @@ import { addToDimensionRollups, dimensionRollupRows, SPAN_ROLLUP_KEY } from "../
 import type { Dialect } from "../dialect.ts";
 import type { Database } from "../schema.ts";
 import type { AnyDb } from "./any-db.ts";
+import { createHistogramAdd } from "./histogram-add.ts";
 
 /** Combination rollup rows read per page while the per-dimension rollups are built. */
 const BACKFILL_PAGE = 5_000;
@@ -38,6 +39,8 @@ export const dimensionRollups: (dialect: Dialect) => Migration = (dialect) => ({
         "value",
       ])
       .execute();
+    // The backfill adds the compact histograms of today's code: the function must read them (histogram-add.ts).
+    if (dialect === "postgres") await createHistogramAdd(db);
     await backfillDimensionRollups(db as Kysely<Database>);
   },
 });

@@ -1,4 +1,4 @@
-import { type Kysely, type Migration, sql } from "kysely";
+import type { Kysely, Migration } from "kysely";
 import { fromJson } from "../../services/json.ts";
 import {
   addToDimensionRollups,
@@ -9,6 +9,7 @@ import {
 import type { Dialect } from "../dialect.ts";
 import type { Database } from "../schema.ts";
 import type { AnyDb } from "./any-db.ts";
+import { createHistogramAdd } from "./histogram-add.ts";
 
 /** Spans (and traces) read per page while the trace-side rollups are built. */
 const BACKFILL_PAGE = 5_000;
@@ -19,8 +20,8 @@ const BACKFILL_PAGE = 5_000;
  * per the same dimensions in a table of their own. Kept by every log write (services/metrics/rollups.ts); built
  * here from the stored spans and traces, which are exact.
  *
- * A write that moves spans out of a user, session or tag adds histograms with negative counts; PostgreSQL's
- * `pharos_histogram_add` now leaves out the buckets whose count drops to zero, as SQLite's does.
+ * A write that moves spans out of a user, session or tag adds histograms with negative counts, which
+ * `pharos_histogram_add` adds like any (a bucket whose count drops to zero is left out of the sum).
  */
 export const audienceRollups: (dialect: Dialect) => Migration = (dialect) => ({
   async up(db: AnyDb) {
@@ -41,19 +42,8 @@ export const audienceRollups: (dialect: Dialect) => Migration = (dialect) => ({
         "value",
       ])
       .execute();
-    if (dialect === "postgres") {
-      await sql`
-        create or replace function pharos_histogram_add(a text, b text) returns text
-        language sql immutable parallel safe as $$
-          select coalesce(jsonb_object_agg(key, total), '{}'::jsonb)::text from (
-            select key, sum(value::bigint) as total from (
-              select key, value from jsonb_each_text(a::jsonb)
-              union all
-              select key, value from jsonb_each_text(b::jsonb)
-            ) as parts group by key having sum(value::bigint) <> 0
-          ) as sums
-        $$`.execute(db);
-    }
+    // Today's definition (histogram-add.ts): the backfill below writes the histograms of today's code.
+    if (dialect === "postgres") await createHistogramAdd(db);
     await backfillAudienceRollups(db as Kysely<Database>);
   },
 });

@@ -27,6 +27,7 @@ import { scoreRollups } from "./0020-score-rollups.ts";
 import { dimensionRollups } from "./0021-dimension-rollups.ts";
 import { spanTraceIndex } from "./0022-span-trace-index.ts";
 import { audienceRollups } from "./0023-audience-rollups.ts";
+import { compactHistograms } from "./0024-compact-histograms.ts";
 import { spanTimePartitions } from "./0025-span-time-partitions.ts";
 import { spanOrigins } from "./0026-span-origins.ts";
 
@@ -54,6 +55,7 @@ export function migrations(dialect: Dialect): Record<string, Migration> {
     "0021-dimension-rollups": dimensionRollups(dialect),
     "0022-span-trace-index": spanTraceIndex,
     "0023-audience-rollups": audienceRollups(dialect),
+    "0024-compact-histograms": compactHistograms(dialect),
     "0025-span-time-partitions": spanTimePartitions(dialect),
     "0026-span-origins": spanOrigins(dialect),
   };
