@@ -277,18 +277,30 @@ export async function addToDimensionRollups(db: Kysely<Database>, rows: readonly
 }
 
 /** Adds trace deltas (+1 / −1) to the trace rollups, in the transaction `db` belongs to. */
-export async function addToTraceRollups(db: Kysely<Database>, deltas: readonly TraceRollupRow[]): Promise<void> {
-  const rows = summed(deltas, TRACE_ROLLUP_KEY, (into, row) => {
+export const addToTraceRollups = (db: Kysely<Database>, deltas: readonly TraceRollupRow[]): Promise<void> =>
+  addTraceCounts(db, "logTraceRollups", TRACE_ROLLUP_KEY, deltas);
+
+/**
+ * Adds trace count deltas to `table`, summed per `key` first, one upsert per chunk in key order (the two trace
+ * rollup tables differ only in their key).
+ */
+async function addTraceCounts<Row extends { traceCount?: number }>(
+  db: Kysely<Database>,
+  table: "logTraceRollups" | "logTraceDimensionRollups",
+  key: readonly string[],
+  deltas: readonly Row[],
+): Promise<void> {
+  const rows = summed(deltas as readonly (Row & Record<string, unknown>)[], key, (into, row) => {
     into.traceCount = (into.traceCount as number) + (row.traceCount as number);
   });
   for (let at = 0; at < rows.length; at += CHUNK) {
     await db
-      .insertInto("logTraceRollups")
-      .values(rows.slice(at, at + CHUNK))
+      .insertInto(table)
+      .values(rows.slice(at, at + CHUNK) as never)
       .onConflict((conflict) =>
-        conflict.columns([...TRACE_ROLLUP_KEY]).doUpdateSet((eb) => ({
-          traceCount: eb("logTraceRollups.traceCount", "+", eb.ref("excluded.traceCount")),
-        })),
+        conflict.columns(key as never).doUpdateSet({
+          traceCount: sql`${sql.ref(`${table}.traceCount`)} + ${sql.ref("excluded.traceCount")}`,
+        }),
       )
       .execute();
   }
@@ -517,25 +529,10 @@ export function traceDimensionRollupRows(
 }
 
 /** Adds trace deltas to the trace-side per-dimension rollups, in the transaction `db` belongs to. */
-export async function addToTraceDimensionRollups(
+export const addToTraceDimensionRollups = (
   db: Kysely<Database>,
   deltas: readonly TraceDimensionRollupRow[],
-): Promise<void> {
-  const rows = summed(deltas, TRACE_DIMENSION_ROLLUP_KEY, (into, row) => {
-    into.traceCount = (into.traceCount as number) + (row.traceCount as number);
-  });
-  for (let at = 0; at < rows.length; at += CHUNK) {
-    await db
-      .insertInto("logTraceDimensionRollups")
-      .values(rows.slice(at, at + CHUNK))
-      .onConflict((conflict) =>
-        conflict.columns([...TRACE_DIMENSION_ROLLUP_KEY]).doUpdateSet((eb) => ({
-          traceCount: eb("logTraceDimensionRollups.traceCount", "+", eb.ref("excluded.traceCount")),
-        })),
-      )
-      .execute();
-  }
-}
+): Promise<void> => addTraceCounts(db, "logTraceDimensionRollups", TRACE_DIMENSION_ROLLUP_KEY, deltas);
 
 /** The columns of a stored span that `audienceSpans` reads. */
 export const AUDIENCE_SPAN_COLUMNS = [
