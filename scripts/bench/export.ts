@@ -45,8 +45,11 @@ export async function measureExport(
   const samples: { items: number; rss: number }[] = [];
   let items = 0;
   const sampler = setInterval(() => samples.push({ items, rss: rssMb(pid) }), 100);
-  const peak = (half: (at: number) => boolean) =>
-    Math.max(...samples.filter((sample) => half(sample.items)).map((sample) => sample.rss));
+  // NaN (printed "–") when the export ended before a sample of that half was taken.
+  const peak = (half: (at: number) => boolean) => {
+    const rss = samples.filter((sample) => half(sample.items)).map((sample) => sample.rss);
+    return rss.length === 0 ? Number.NaN : Math.max(...rss);
+  };
   const started = performance.now();
   let bytes = 0;
   let last = "";
@@ -124,8 +127,8 @@ export function printExport(results: ExportResult[]) {
           .padStart(8),
         (r.bytes / 1024 / 1024 / r.seconds).toFixed(1).padStart(6),
         r.rssBefore.toFixed(0).padStart(14),
-        r.rssPeakFirstHalf.toFixed(0).padStart(13),
-        r.rssPeakSecondHalf.toFixed(0).padStart(13),
+        (Number.isNaN(r.rssPeakFirstHalf) ? "–" : r.rssPeakFirstHalf.toFixed(0)).padStart(13),
+        (Number.isNaN(r.rssPeakSecondHalf) ? "–" : r.rssPeakSecondHalf.toFixed(0)).padStart(13),
         r.complete ? "yes" : "NO",
       ].join("  "),
     );

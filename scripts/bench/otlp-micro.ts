@@ -5,7 +5,7 @@
  */
 import { decodeTraceRequest, decodeTraceRequestWithFromBinary, readTraceRequestJson } from "@pharos/otlp";
 import { mapSpan } from "../../apps/server/src/services/otel/otel-span.ts";
-import { splitOrigin } from "../../apps/server/src/services/otel/span-origins.ts";
+import { originSplitter } from "../../apps/server/src/services/otel/span-origins.ts";
 import { otlpBodyTemplate, SPANS_PER_TRACE } from "./payload.ts";
 
 const body = new Uint8Array(Buffer.from(otlpBodyTemplate(Date.now()).base64, "base64"));
@@ -63,5 +63,6 @@ measure("protobuf decode (fromBinary)", () => decodeTraceRequestWithFromBinary(b
 measure("protobuf decode", () => decodeTraceRequest(body));
 measure("OTLP/JSON parse + read", () => readTraceRequestJson(JSON.parse(json)));
 measure("mapping", () => {
+  const splitOrigin = originSplitter();
   for (const span of spans.spans) splitOrigin("project", mapSpan(span, resource, spans.scope).input.attributes ?? {});
 });

@@ -14,9 +14,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { openStore, type Store } from "@pharos/server";
 import { benchComputedColumns } from "./computed-columns.ts";
 import { benchConsole } from "./console.ts";
 import { benchConsoleTimings } from "./console-timings.ts";
+import { cpuMs, minus } from "./cpu.ts";
 import { benchEvaluations } from "./evaluations.ts";
 import { type ExportResult, measureExport, printExport } from "./export.ts";
 import type { LoadJob } from "./load.ts";
@@ -41,6 +43,7 @@ import {
   printHeader,
   printLimiterOverhead,
   printMaskingOverhead,
+  printOtlpOverhead,
   printTable,
   printTargets,
   processTarget,
@@ -48,7 +51,7 @@ import {
   summarize,
 } from "./report.ts";
 import { measureRetention, printRetention, type RetentionResult } from "./retention.ts";
-import { ceilingScenarios, LIMITER_SCENARIOS, type Scenario, storeScenarios } from "./scenarios.ts";
+import { ceilingScenarios, LIMITER_SCENARIOS, PAIRED, type Scenario, storeScenarios } from "./scenarios.ts";
 import { rateLimitTakes, type StoreRun, setUpCeilings, setUpStore } from "./setup.ts";
 import type { StoreName } from "./targets.ts";
 
@@ -168,9 +171,22 @@ async function benchLogs() {
       if (!rows.has(key)) rows.set(key, { target, scenario, samples: [] });
       return rows.get(key) as Row;
     };
+    // The CPU the writes take (server process and, on PostgreSQL, its database's backends): steadier than rates.
+    const backends = new Map<string, Store>();
+    for (const run of runs) {
+      if (run.store === "postgres") {
+        const opened = openStore(run.database.url);
+        backends.set(run.store, opened);
+        cleanups.push(() => opened.close());
+      }
+    }
     const measure = async (target: string, scenario: Scenario, job: LoadJob, pid: number | undefined) => {
+      const writes = scenario.kind === "write" || scenario.kind === "otlp";
+      const database = backends.get(target);
+      const before = writes ? await cpuMs(pid, database) : undefined;
       const result = await load.run(job);
-      rowOf(target, scenario).samples.push({ ...result, rss: rssMb(pid) });
+      const cpu = before && minus(await cpuMs(pid, database), before);
+      rowOf(target, scenario).samples.push({ ...result, rss: rssMb(pid), cpu });
       if (result.firstFailure) log(`${target} ${scenario.id}: first non-2xx: ${result.firstFailure.slice(0, 200)}`);
     };
 
@@ -183,7 +199,7 @@ async function benchLogs() {
       // Rotate the order of the databases from round to round.
       const order = runs.map((_, i) => runs[(i + round - 1) % runs.length] as StoreRun);
       for (const run of order) {
-        for (const scenario of storeScenarios) {
+        const measureScenario = async (scenario: Scenario) => {
           const job = run.jobs.get(scenario.id);
           const processJob = run.processScope?.jobs.get(scenario.id);
           const measureProcess = async () => {
@@ -196,6 +212,15 @@ async function benchLogs() {
           if (typeof job === "object") await measure(run.store, scenario, job, run.server.pid);
           else rowOf(run.store, scenario).reason = job ?? "not available";
           if (round % 2 === 1) await measureProcess();
+        };
+        for (const scenario of storeScenarios) {
+          if (!PAIRED.includes(scenario.id)) await measureScenario(scenario);
+          else if (scenario.id === PAIRED[0]) {
+            // The paired rows back to back, the order rotated from round to round.
+            const paired = PAIRED.map((id) => storeScenarios.find((s) => s.id === id) as Scenario);
+            const shift = (round - 1) % paired.length;
+            for (const next of [...paired.slice(shift), ...paired.slice(0, shift)]) await measureScenario(next);
+          }
         }
       }
     }
@@ -254,6 +279,7 @@ async function benchLogs() {
     );
     printLimiterOverhead(runs, rowOf, takes);
     printMaskingOverhead(stores, rowOf);
+    printOtlpOverhead(stores, rowOf);
     printExport(exports);
     printRetention(retentions);
     printMetrics(metrics);

@@ -7,6 +7,10 @@
  * (d) GET /deployments by id and by `latest`, and `latest` revalidated (If-None-Match: its ETag, answered 304);
  * (g) POST /logs/trace as (b) at 50 connections into a project with masking rules (every built-in detector and a
  *     custom pattern), to compare with (b) in the same round;
+ * (e) the same trace as OTLP protobuf at 50 connections, to compare with (b) in the same round.
+ * (b), (e) and (g) at 50 connections form a group (PAIRED): measured back to back, their order rotated from round
+ * to round, so that each round's (e)/(b) and (g)/(b) compare loads a few seconds apart on the same database;
+ * their ratios are the median of the rounds' ratios (report.ts).
  * and after the rounds (f) the export (export.ts) and (h) retention deleting half the seeded project (retention.ts).
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
  * On PostgreSQL, the rows of LIMITER_SCENARIOS run a second time against a server that counts rate limits in
@@ -32,6 +36,9 @@ export interface Scenario {
   /** Writes into a project with masking rules (MASKING_RULES), to compare with the same row without. */
   masked?: boolean;
 }
+
+/** The rows measured back to back in an order rotated from round to round, compared round by round with (b). */
+export const PAIRED = ["b.c50", "e.c50", "g.c50"];
 
 /** The rules of the masked writes: every built-in detector and a custom pattern. */
 export const MASKING_RULES = [
@@ -68,7 +75,16 @@ export const storeScenarios: Scenario[] = [
     seconds: WRITE_SECONDS,
     spansPerRequest: SPANS_PER_TRACE,
   })),
-  // (g) the same writes into a project with masking rules, right after (b) c50: the cost of masking.
+  // (e) the same trace as OTLP protobuf (5 GenAI chat spans): decoding and mapping on top of (b)'s write path.
+  {
+    id: "e.c50",
+    kind: "otlp",
+    label: "(e) POST /otel/v1/traces protobuf",
+    connections: 50,
+    seconds: WRITE_SECONDS,
+    spansPerRequest: SPANS_PER_TRACE,
+  },
+  // (g) the same writes into a project with masking rules, next to (b) c50: the cost of masking.
   {
     id: "g.c50",
     kind: "write",
@@ -84,15 +100,6 @@ export const storeScenarios: Scenario[] = [
     label: "(b) POST /logs/trace @1000/s offered",
     connections: 50,
     rate: 1_000,
-    seconds: WRITE_SECONDS,
-    spansPerRequest: SPANS_PER_TRACE,
-  },
-  // (e) the same trace as OTLP protobuf (5 GenAI chat spans): decoding and mapping on top of (b)'s write path.
-  {
-    id: "e.c50",
-    kind: "otlp",
-    label: "(e) POST /otel/v1/traces protobuf",
-    connections: 50,
     seconds: WRITE_SECONDS,
     spansPerRequest: SPANS_PER_TRACE,
   },

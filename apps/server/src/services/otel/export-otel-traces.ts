@@ -43,7 +43,7 @@ import {
 } from "../metrics/rollups.ts";
 import { type OnlineEvaluator, onlineEvaluationRows, onlineEvaluatorsFor } from "../online-evaluation/enqueue.ts";
 import { type MappedSpan, mapSpan, rejectionOf } from "./otel-span.ts";
-import { addOriginAttributes, type OriginAttributeRow, type SplitAttributes, splitOrigin } from "./span-origins.ts";
+import { addOriginAttributes, type OriginAttributeRow, originSplitter, type SplitAttributes } from "./span-origins.ts";
 
 export interface ExportOtelTracesInput {
   /** The `x-pharos-project-id` header, when sent. */
@@ -98,6 +98,7 @@ export async function exportOtelTraces(
   const reasons: string[] = [];
   let rejectedSpans = 0;
   const groups = new Map<string, TraceGroup>();
+  const splitOrigin = originSplitter();
   input.request.resourceSpans.forEach((resourceSpans, resourceIndex) => {
     const projectId = projects[resourceIndex] as string;
     resourceSpans.scopeSpans.forEach((scopeSpans, scopeIndex) => {
@@ -151,7 +152,8 @@ export async function exportOtelTraces(
       }
       return refused;
     };
-    const bytes = approximateBytes([...groups.values()]);
+    // The pending bytes a job of work counts (an insert-only job counts its rows'): walked only when needed.
+    const bytes = () => approximateBytes([...groups.values()]);
     try {
       if (fitNewTraces(groups)) {
         const inserts = await newTracesInserts(ctx, groups, evaluators);
@@ -163,12 +165,12 @@ export async function exportOtelTraces(
         if (refused === undefined) {
           queued = inserts.find((insert) => insert.table === "onlineEvaluations")?.rows.length ?? 0;
         } else overCapacity = refused;
-      } else overCapacity = await ctx.logWrites.submit(work, bytes);
+      } else overCapacity = await ctx.logWrites.submit(work, bytes());
     } catch (error) {
       // A trace was created after the batch looked (by another replica: its referenceId is unique in the
       // project): once, again, as work; the trace now exists and the spans attach to it.
       if (!ctx.store.isUniqueViolation(error)) throw error;
-      overCapacity = await ctx.logWrites.submit(work, bytes);
+      overCapacity = await ctx.logWrites.submit(work, bytes());
     }
   }
   if (queued > 0) ctx.wakeWorkers();
@@ -299,7 +301,8 @@ async function newTracesInserts(
   const spans: SpanRow[] = [];
   const attributes: AttributeRow[] = [];
   const tags: TagRow[] = [];
-  const origins: OriginAttributeRow[] = [];
+  // Each origin's rows once: the spans of one origin share them (originSplitter).
+  const origins = new Set<OriginAttributeRow[]>();
   const queued: Awaited<ReturnType<typeof onlineEvaluationRows>> = [];
   const audiences: Parameters<typeof audienceRollupRows>[0][number][] = [];
   for (const group of groups.values()) {
@@ -320,7 +323,7 @@ async function newTracesInserts(
       const indexRows = spanIndexRows(rows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
       attributes.push(...indexRows.attributes);
       tags.push(...indexRows.tags);
-      origins.push(...span.origin.originRows);
+      origins.add(span.origin.originRows);
     }
     const filterable = unique.map((span, index) => ({
       row: rows[index] as SpanRow,
@@ -334,7 +337,7 @@ async function newTracesInserts(
     { table: "logSpans", rows: spans },
     { table: "logAttributes", rows: attributes },
     { table: "logTags", rows: tags },
-    { table: "logOriginAttributes", rows: origins },
+    { table: "logOriginAttributes", rows: [...origins].flat() },
     { table: "logSpanRollups", rows: spanRollupRows(spans) },
     { table: "logTraceRollups", rows: traceRollupRows(traces) },
     { table: "logSpanDimensionRollups", rows: audienceRollupRows(audiences) },
@@ -427,12 +430,12 @@ async function storeTrace(
   const spanRows: SpanRow[] = accepted.map((span) => spanRowOf(owner, span));
   const attributes = [];
   const tags = [];
-  const origins = [];
+  const origins = new Set<OriginAttributeRow[]>();
   for (const [index, span] of accepted.entries()) {
     const rows = spanIndexRows(spanRows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
     attributes.push(...rows.attributes);
     tags.push(...rows.tags);
-    origins.push(...span.origin.originRows);
+    origins.add(span.origin.originRows);
   }
   // A trace that has no session or user yet takes them from the spans that name one.
   const named = sessionAndUser(accepted);
@@ -455,7 +458,7 @@ async function storeTrace(
   await ctx.store.insertRows(db, "logSpans", spanRows);
   await ctx.store.insertRows(db, "logAttributes", attributes);
   await ctx.store.insertRows(db, "logTags", tags);
-  await addOriginAttributes(db, origins);
+  await addOriginAttributes(db, [...origins].flat());
   await addToSpanRollups(db, spanRollupRows(spanRows), { audience: audienceRollupRows(audiences) });
 
   // The root sets the trace's name, times and status; until it comes, the trace spans its spans.

@@ -26,19 +26,41 @@ export interface SplitAttributes {
   originRows: OriginAttributeRow[];
 }
 
-/** A span's attributes split into its own and its origin's, the origin identified by a hash of its attributes. */
-export function splitOrigin(projectId: string, attributes: Attributes): SplitAttributes {
-  const own: Attributes = {};
-  const origin: [string, Attributes[string]][] = [];
-  for (const [key, value] of Object.entries(attributes)) {
-    if (isOriginKey(key)) origin.push([key, value]);
-    else own[key] = value;
-  }
-  if (origin.length === 0) return { own, originId: null, originRows: [] };
-  // Keys in one order, so that the same set from exporters that order it differently is one origin.
-  origin.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  const originId = `origin_${createHash("sha256").update(JSON.stringify(origin)).digest("base64url").slice(0, 32)}`;
-  const originRows = origin.map(([key, value]) => ({
+type OriginEntry = [string, Attributes[string]];
+
+/**
+ * A request's spans' attributes split into their own and their origin's, the origin identified by a hash of its
+ * attributes. The spans of a request mostly share one origin (OTLP sends a resource and scope once for many
+ * spans): a span whose origin is the previous span's gets the same id and the same rows (one array), without
+ * hashing again, so that the rows of a request's origins can be deduplicated by identity.
+ */
+export function originSplitter(): (projectId: string, attributes: Attributes) => SplitAttributes {
+  let last:
+    | { projectId: string; entries: OriginEntry[]; originId: string; originRows: OriginAttributeRow[] }
+    | undefined;
+  return (projectId, attributes) => {
+    const own: Attributes = {};
+    const entries: OriginEntry[] = [];
+    for (const [key, value] of Object.entries(attributes)) {
+      if (isOriginKey(key)) entries.push([key, value]);
+      else own[key] = value;
+    }
+    if (entries.length === 0) return { own, originId: null, originRows: [] };
+    // Keys in one order, so that the same set from exporters that order it differently is one origin.
+    entries.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    if (last === undefined || last.projectId !== projectId || !sameEntries(last.entries, entries)) {
+      last = { projectId, entries, ...originOf(projectId, entries) };
+    }
+    return { own, originId: last.originId, originRows: last.originRows };
+  };
+}
+
+const sameEntries = (a: readonly OriginEntry[], b: readonly OriginEntry[]) =>
+  a.length === b.length && a.every(([key, value], index) => key === b[index]?.[0] && value === b[index]?.[1]);
+
+function originOf(projectId: string, entries: readonly OriginEntry[]) {
+  const originId = `origin_${createHash("sha256").update(JSON.stringify(entries)).digest("base64url").slice(0, 32)}`;
+  const originRows = entries.map(([key, value]) => ({
     projectId,
     originId,
     key,
@@ -46,7 +68,7 @@ export function splitOrigin(projectId: string, attributes: Attributes): SplitAtt
     numberValue: typeof value === "number" ? value : null,
     booleanValue: typeof value === "boolean" ? (value ? 1 : 0) : null,
   }));
-  return { own, originId, originRows };
+  return { originId, originRows };
 }
 
 const CHUNK = 500;
