@@ -35,7 +35,7 @@ export interface ConsoleWorld {
   keys: { full: string; readOnly: string };
   scratch: ScratchStore;
   /** A call to the public API with the full key; throws on any status of 300 or more. */
-  api(method: string, path: string, body?: unknown): Promise<any>;
+  api<T = any>(method: string, path: string, body?: unknown): Promise<T>;
   /** A fresh tab (its own session storage) that records CSP violations and page errors in `problems`. */
   newPage(): Promise<{ page: Page; problems: string[] }>;
   close(): Promise<void>;
@@ -63,15 +63,15 @@ export async function startConsoleWorld(
   const baseUrl = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const browser: Browser = await chromium.launch({ executablePath: CHROMIUM });
 
-  async function api(method: string, path: string, body?: unknown) {
+  async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
     const response = await fetch(`${baseUrl}/v2${path}`, {
       method,
       headers: { Authorization: `Bearer ${keys.full}`, "Content-Type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    const payload = response.status === 204 ? undefined : ((await response.json()) as any);
+    const payload = response.status === 204 ? undefined : ((await response.json()) as T);
     if (response.status >= 300) throw new Error(`${method} ${path}: ${response.status} ${JSON.stringify(payload)}`);
-    return payload;
+    return payload as T;
   }
 
   async function newPage() {
