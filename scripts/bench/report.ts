@@ -336,26 +336,45 @@ export function printTargets(
   process.stdout.write(`${lines.join("\n")}\n`);
 }
 
-/** (g) against (b) at 50 connections, per database: what masking rules cost ingestion (same rounds). */
-export function printMaskingOverhead(stores: StoreName[], rowOf: (target: string, scenario: Scenario) => Row) {
-  const plain = storeScenarios.find((scenario) => scenario.id === "b.c50") as Scenario;
-  const masked = storeScenarios.find((scenario) => scenario.id === "g.c50") as Scenario;
-  const lines = ["", "Masking at ingestion (ADR 0019): POST /logs/trace c50, masking rules on (g) vs off (b)"];
+/** A section comparing a row at 50 connections with (b) there, per database, as `describe` puts it. */
+function printAgainstNative(
+  title: string,
+  id: string,
+  stores: StoreName[],
+  rowOf: (target: string, scenario: Scenario) => Row,
+  describe: (store: StoreName, native: Row, other: Row) => string[],
+) {
+  const native = storeScenarios.find((scenario) => scenario.id === "b.c50") as Scenario;
+  const compared = storeScenarios.find((scenario) => scenario.id === id) as Scenario;
+  const lines = ["", title];
   for (const store of stores) {
-    const off = rowOf(store, plain);
-    const on = rowOf(store, masked);
-    if (off.samples.length === 0 || on.samples.length === 0) {
-      lines.push(`  ${store}: ${on.reason ?? off.reason ?? "not measured"}`);
+    const b = rowOf(store, native);
+    const other = rowOf(store, compared);
+    if (b.samples.length === 0 || other.samples.length === 0) {
+      lines.push(`  ${store}: ${other.reason ?? b.reason ?? "not measured"}`);
       continue;
     }
-    const a = summarize(off);
-    const b = summarize(on);
-    lines.push(
-      `  ${store}: off ${thousands(a.rps)} req/s, on ${thousands(b.rps)} req/s, on/off ${fixed(pairedRatio(on, off), 2)} ` +
-        `(median of the rounds' ratios); p99 ${fixed(a.p99, 2)} / ${fixed(b.p99, 2)} ms`,
-    );
+    lines.push(...describe(store, b, other));
   }
   process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+/** (g) against (b) at 50 connections, per database: what masking rules cost ingestion (same rounds). */
+export function printMaskingOverhead(stores: StoreName[], rowOf: (target: string, scenario: Scenario) => Row) {
+  printAgainstNative(
+    "Masking at ingestion (ADR 0019): POST /logs/trace c50, masking rules on (g) vs off (b)",
+    "g.c50",
+    stores,
+    rowOf,
+    (store, off, on) => {
+      const a = summarize(off);
+      const b = summarize(on);
+      return [
+        `  ${store}: off ${thousands(a.rps)} req/s, on ${thousands(b.rps)} req/s, on/off ${fixed(pairedRatio(on, off), 2)} ` +
+          `(median of the rounds' ratios); p99 ${fixed(a.p99, 2)} / ${fixed(b.p99, 2)} ms`,
+      ];
+    },
+  );
 }
 
 /**
@@ -364,32 +383,25 @@ export function printMaskingOverhead(stores: StoreName[], rowOf: (target: string
  * mapping add per span.
  */
 export function printOtlpOverhead(stores: StoreName[], rowOf: (target: string, scenario: Scenario) => Row) {
-  const native = storeScenarios.find((scenario) => scenario.id === "b.c50") as Scenario;
-  const otlp = storeScenarios.find((scenario) => scenario.id === "e.c50") as Scenario;
-  const lines = [
-    "",
+  printAgainstNative(
     "OTLP ingestion (ADR 0013): POST /otel/v1/traces protobuf (e) vs POST /logs/trace (b), c50, round by round",
-  ];
-  for (const store of stores) {
-    const b = rowOf(store, native);
-    const e = rowOf(store, otlp);
-    if (b.samples.length === 0 || e.samples.length === 0) {
-      lines.push(`  ${store}: ${e.reason ?? b.reason ?? "not measured"}`);
-      continue;
-    }
-    const spansPerSecond = (row: Row) => row.samples.map((sample) => thousands(sample.okPerSecond * SPANS_PER_TRACE));
-    const ratios = e.samples.map((sample, round) =>
-      fixed(sample.okPerSecond / (b.samples[round]?.okPerSecond ?? Number.NaN), 2),
-    );
-    const cb = cpuPerSpan(b);
-    const ce = cpuPerSpan(e);
-    lines.push(
-      `  ${store}: spans/s per round (b) ${spansPerSecond(b).join(" / ")}, (e) ${spansPerSecond(e).join(" / ")}; ` +
-        `(e)/(b) ${ratios.join(" / ")}, median ${fixed(pairedRatio(e, b), 2)}`,
-      `  ${store}: CPU per span stored, server + database: (b) ${fixed(cb.server, 0)} + ${fixed(cb.database, 0)} µs, ` +
-        `(e) ${fixed(ce.server, 0)} + ${fixed(ce.database, 0)} µs; OTLP adds ${fixed(ce.server - cb.server, 0)} µs ` +
-        `in the server (decoding, mapping, origins) and ${fixed(ce.database - cb.database, 0)} µs in the database`,
-    );
-  }
-  process.stdout.write(`${lines.join("\n")}\n`);
+    "e.c50",
+    stores,
+    rowOf,
+    (store, b, e) => {
+      const spansPerSecond = (row: Row) => row.samples.map((sample) => thousands(sample.okPerSecond * SPANS_PER_TRACE));
+      const ratios = e.samples.map((sample, round) =>
+        fixed(sample.okPerSecond / (b.samples[round]?.okPerSecond ?? Number.NaN), 2),
+      );
+      const cb = cpuPerSpan(b);
+      const ce = cpuPerSpan(e);
+      return [
+        `  ${store}: spans/s per round (b) ${spansPerSecond(b).join(" / ")}, (e) ${spansPerSecond(e).join(" / ")}; ` +
+          `(e)/(b) ${ratios.join(" / ")}, median ${fixed(pairedRatio(e, b), 2)}`,
+        `  ${store}: CPU per span stored, server + database: (b) ${fixed(cb.server, 0)} + ${fixed(cb.database, 0)} µs, ` +
+          `(e) ${fixed(ce.server, 0)} + ${fixed(ce.database, 0)} µs; OTLP adds ${fixed(ce.server - cb.server, 0)} µs ` +
+          `in the server (decoding, mapping, origins) and ${fixed(ce.database - cb.database, 0)} µs in the database`,
+      ];
+    },
+  );
 }
