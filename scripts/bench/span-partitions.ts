@@ -2,8 +2,8 @@
  * (h) Retention by rows vs by dropped partitions on PostgreSQL (ADR 0027), after the rounds, in the run's
  * database (`pnpm bench`: PARTITION_SPANS spans, a fifth of BENCH_SPANS, options.ts).
  *
- * Twice, each time in a fresh schema of the database: the partitions of the days to come are made (as the
- * sweeper makes them ahead of time), then a project's `spans` spans are seeded (traces of 5, with their
+ * Twice, each time in a fresh schema of the database: the partitions of the seed's days and the next two are
+ * made (as the sweeper makes days ahead of time), then a project's `spans` spans are seeded (traces of 5, with their
  * attribute and tag rows, as the search bench seeds them) over 30 days, and a retention of 15 days expires the
  * older half; then the server's own retention pass (`deleteExpiredLogs`, batches as the sweeper runs them)
  * until nothing expired is left, timed, while a writer adds traces of 5 spans at today's time one after another
