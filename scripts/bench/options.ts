@@ -2,7 +2,8 @@
  * The options of a `pnpm bench` run: which suites and databases it measures (command line) and, from the mode
  * (`--quick` or full) and the environment, for how long and over how much data.
  *
- * Environment: BENCH_SPANS (default 1,000,000; 60,000 with --quick), BENCH_ROUNDS (3), BENCH_DURATION
+ * Environment: BENCH_SPANS (default 1,000,000; 60,000 with --quick; a fifth of it, seeded twice more, for the
+ * retention by rows vs by dropped partitions), BENCH_ROUNDS (3), BENCH_DURATION
  * (seconds per write/ceiling measurement; reads take half), BENCH_POSTGRES_URL (an admin connection,
  * default postgres://postgres@127.0.0.1:5432/postgres), BENCH_LOG_LEVEL (the server's LOG_LEVEL, default info),
  * BENCH_KEEP_LOGS=1 (keep the servers' logs), BENCH_MONITOR_TRACES (traces per monitor delivery measurement, default
@@ -29,6 +30,8 @@ const envNumber = (name: string, fallback: number) => {
   return value === undefined || value === "" ? fallback : Number(value);
 };
 export const SEED_SPANS = envNumber("BENCH_SPANS", quick ? 60_000 : 1_000_000);
+/** (h) by rows vs by dropped partitions (span-partitions.ts) seeds this many twice: a fifth keeps --quick short. */
+export const PARTITION_SPANS = Math.round(SEED_SPANS / 5);
 export const ROUNDS = envNumber("BENCH_ROUNDS", 3);
 export const WRITE_SECONDS = envNumber("BENCH_DURATION", quick ? 1 : 10);
 export const READ_SECONDS = Math.max(1, WRITE_SECONDS / 2);

@@ -27,6 +27,7 @@ import { benchMonitor } from "./monitor.ts";
 import { benchOnline } from "./online.ts";
 import {
   KEEP_LOGS,
+  PARTITION_SPANS,
   POSTGRES_URL,
   quick,
   READ_SECONDS,
@@ -53,6 +54,11 @@ import {
 import { measureRetention, printRetention, type RetentionResult } from "./retention.ts";
 import { ceilingScenarios, LIMITER_SCENARIOS, PAIRED, type Scenario, storeScenarios } from "./scenarios.ts";
 import { rateLimitTakes, type StoreRun, setUpCeilings, setUpStore } from "./setup.ts";
+import {
+  measurePartitionRetention,
+  type PartitionRetentionResult,
+  printPartitionRetention,
+} from "./span-partitions.ts";
 import type { StoreName } from "./targets.ts";
 
 const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
@@ -239,6 +245,19 @@ async function benchLogs() {
       log(`${run.store}: expiring the older half of the seeded spans`);
       retentions.push(await measureRetention(run.store, run.retentionRequest));
     }
+    // (h) by rows vs by dropped partitions: a seed of its own in fresh schemas of the run's database.
+    const partitionRetentions: PartitionRetentionResult[] = [];
+    for (const run of runs) {
+      if (run.store === "postgres") {
+        log(`${run.store}: expiring ${PARTITION_SPANS.toLocaleString("en")} spans by rows, then by dropped partitions`);
+      }
+      partitionRetentions.push(
+        await measurePartitionRetention(run.store, run.database.url, {
+          spans: PARTITION_SPANS,
+          idleSeconds: WRITE_SECONDS,
+        }),
+      );
+    }
     // (m), (r) the metrics query over the seeded project and the rollups' write cost, in process (metrics.ts).
     const metrics: MetricsResult[] = [];
     for (const run of runs) {
@@ -282,6 +301,7 @@ async function benchLogs() {
     printOtlpOverhead(stores, rowOf);
     printExport(exports);
     printRetention(retentions);
+    printPartitionRetention(partitionRetentions);
     printMetrics(metrics);
     printTargets(stores, rowOf, ceiling, runs);
     log(`done in ${((Date.now() - startedAt) / 1000).toFixed(0)} s`);

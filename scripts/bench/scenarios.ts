@@ -11,7 +11,8 @@
  * (b), (e) and (g) at 50 connections form a group (PAIRED): measured back to back, their order rotated from round
  * to round, so that each round's (e)/(b) and (g)/(b) compare loads a few seconds apart on the same database;
  * their ratios are the median of the rounds' ratios (report.ts).
- * and after the rounds (f) the export (export.ts) and (h) retention deleting half the seeded project (retention.ts).
+ * and after the rounds (f) the export (export.ts), (h) retention deleting half the seeded project (retention.ts)
+ * and, on PostgreSQL, by rows vs by dropped partitions over a seed of its own (span-partitions.ts).
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
  * On PostgreSQL, the rows of LIMITER_SCENARIOS run a second time against a server that counts rate limits in
  * its own memory, each right after the first, to show what the limits shared by replicas cost (ADR 0009).

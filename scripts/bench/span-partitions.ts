@@ -1,19 +1,23 @@
 /**
- * Retention by rows vs by dropped partitions on PostgreSQL (ADR 0027):
- * `pnpm --filter @pharos/bench exec tsx span-partitions.ts <DATABASE_URL> [spans]` (default 200,000 spans).
+ * (h) Retention by rows vs by dropped partitions on PostgreSQL (ADR 0027), after the rounds, in the run's
+ * database (`pnpm bench`: PARTITION_SPANS spans, a fifth of BENCH_SPANS, options.ts).
  *
- * Twice, each time in a fresh schema of the database: a project's `spans` spans (traces of 5, with their
- * attribute and tag rows, as the search bench seeds them) over 30 days, and a retention of 15 days that expires
- * the older half; then the server's own retention pass (`deleteExpiredLogs`, batches as the sweeper runs them)
+ * Twice, each time in a fresh schema of the database: the partitions of the seed's days and the next two are
+ * made (as the sweeper makes days ahead of time), then a project's `spans` spans are seeded (traces of 5, with their
+ * attribute and tag rows, as the search bench seeds them) over 30 days, and a retention of 15 days expires the
+ * older half; then the server's own retention pass (`deleteExpiredLogs`, batches as the sweeper runs them)
  * until nothing expired is left, timed, while a writer adds traces of 5 spans at today's time one after another
- * (the log write path's inserts, straight through the store) and a reader searches the project's spans.
- * - `rows`: no day partition holds the seeded rows (they sit in the DEFAULT partitions, as tables without
- *   partitions would hold them): every expired span is deleted by rows, with its side rows, in batches.
- * - `partitions`: the days were made before the seeding (as the sweeper makes them ahead of time): each day
- *   that ended before the cutoff is dropped whole (spans, attribute and tag rows); only the day the cutoff falls
- *   in is deleted by rows, and the expired traces by rows.
- * Printed: time to expire, spans gone by each way, the writer's and reader's latencies meanwhile (and before,
- * idle), and the dead row versions left in the span tables for autovacuum.
+ * (the log write path's inserts, straight through the store) and a reader pages the project's 50 newest spans.
+ * - `rows`: the passes run on the store without its `spanPartitions` (as on a store that has none): every
+ *   expired span is deleted by rows, with its side rows, in batches.
+ * - `partitions`: each day that ended before the cutoff is dropped whole (spans, attribute and tag rows), timed
+ *   on its own first; only the day the cutoff falls in is deleted by rows, and the expired traces by rows.
+ * Both ways seed the same partitions, so the reader and the writer meet the same tables: what differs is the
+ * expiry alone. Measured: time to expire, spans gone by each way, the writer's and reader's latencies meanwhile
+ * (and before, idle), and the dead row versions left for autovacuum. SQLite has no partitions.
+ *
+ * Standalone: `pnpm --filter @pharos/bench exec tsx span-partitions.ts <postgres DATABASE_URL> [spans]`
+ * (default 200,000 spans, 3 s idle).
  */
 import { openPostgresStore, type Store } from "@pharos/server";
 import { sql } from "kysely";
@@ -22,22 +26,22 @@ import { type SpanInput, spanIndexRows, toSpanRow } from "../../apps/server/src/
 import { checkContent } from "../../apps/server/src/services/logs/span-content.ts";
 import { DAY_MS, deleteExpiredLogs } from "../../apps/server/src/services/retention/delete-expired-logs.ts";
 import { dropExpiredPartitions } from "../../apps/server/src/services/retention/span-partitions.ts";
-import { SPAN_PARTITION_MS } from "../../apps/server/src/store/span-partitions.ts";
 import { idMaker } from "./ids.ts";
 import { SEED_DAYS, seedSpans } from "./seed.ts";
+import type { StoreName } from "./targets.ts";
 
-const [databaseUrl, spansArgument] = process.argv.slice(2);
-if (!databaseUrl?.startsWith("postgres")) {
-  process.stderr.write("usage: tsx span-partitions.ts <postgres DATABASE_URL> [spans]\n");
-  process.exit(2);
-}
-const SPANS = Number(spansArgument ?? 200_000);
+const RETENTION_DAYS = 15;
+const WAYS = ["rows", "partitions"] as const;
 
-async function admin(statement: string) {
-  const client = new pg.Client({ connectionString: databaseUrl });
+/** One statement on a connection of its own (in `schema`, if given); answers its rows. */
+async function query<Row>(databaseUrl: string, statement: string, schema?: string): Promise<Row[]> {
+  const client = new pg.Client({
+    connectionString: databaseUrl,
+    ...(schema && { options: `-c search_path=${schema}` }),
+  });
   await client.connect();
   try {
-    await client.query(statement);
+    return (await client.query(statement)).rows;
   } finally {
     await client.end();
   }
@@ -152,25 +156,63 @@ interface DeadRows {
   spans: number;
   sides: number;
   traces: number;
+  /** Tables (partitions) autovacuum vacuumed since the expiry began: the dead rows it cleared are not counted. */
+  vacuumed: number;
 }
 
-/** Dead row versions autovacuum has to clear: in the span tables, the attribute and tag tables, the traces. */
-async function deadRows(store: Store): Promise<DeadRows> {
-  await sql`select pg_stat_force_next_flush()`.execute(store.db);
-  await new Promise((resolve) => setTimeout(resolve, 1500));
-  const { rows } = await sql<DeadRows>`
-    select coalesce(sum(n_dead_tup) filter (where relname like 'logSpans%'), 0)::int as spans,
-      coalesce(sum(n_dead_tup) filter (where relname like 'logAttributes%' or relname like 'logTags%'), 0)::int
-        as sides,
-      coalesce(sum(n_dead_tup) filter (where relname = 'logTraces'), 0)::int as traces
-    from pg_stat_user_tables where schemaname = current_schema()`.execute(store.db);
-  return rows[0] ?? { spans: 0, sides: 0, traces: 0 };
+/**
+ * Dead row versions autovacuum has to clear, in the span tables, the attribute and tag tables and the traces
+ * (each partitioned table with whatever partitions it has left). A connection adds its figures to these
+ * counters when it ends (or after ~10 s idle): read them once the store's connections have all ended.
+ */
+async function deadRows(databaseUrl: string, schema: string, since: Date): Promise<DeadRows> {
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // A table and its partitions (pg_partition_tree lists nothing for a table without partitions).
+  const tables = (...names: string[]) =>
+    `(${names.map((name) => `select relid from pg_partition_tree('"${name}"') union select '"${name}"'::regclass`).join(" union ")})`;
+  const dead = (...names: string[]) =>
+    `(select coalesce(sum(n_dead_tup), 0)::int from pg_stat_user_tables where relid in ${tables(...names)})`;
+  const [row] = await query<DeadRows>(
+    databaseUrl,
+    `select ${dead("logSpans")} as spans, ${dead("logAttributes", "logTags")} as sides, ${dead("logTraces")} as traces,
+      (select count(*)::int from pg_stat_user_tables
+        where relid in ${tables("logSpans", "logAttributes", "logTags", "logTraces")}
+        and last_autovacuum >= '${since.toISOString()}') as vacuumed`,
+    schema,
+  );
+  return row ?? { spans: 0, sides: 0, traces: 0, vacuumed: 0 };
 }
 
-async function run(mode: "rows" | "partitions") {
-  const schema = `bench_partitions_${mode}_${process.pid}`;
-  await admin(`create schema ${schema}`);
-  const store = openPostgresStore(databaseUrl as string, { schema });
+/** One way of expiring the older half of the seed. */
+export interface Expiry {
+  way: (typeof WAYS)[number];
+  seedSeconds: number;
+  /** Time to expire everything expired. */
+  seconds: number;
+  /** Seeded spans gone. */
+  gone: number;
+  /**
+   * Of them, those dropped with their days by the first dropping (timed on its own: `dropSeconds`); the rest
+   * went by rows (and so would a day a later pass drops, having failed to lock it in time before).
+   */
+  dropped: number;
+  days: number;
+  dropSeconds: number;
+  traces: number;
+  dead: DeadRows;
+  idle: { writes: Latencies; reads: Latencies };
+  during: { writes: Latencies; reads: Latencies };
+}
+
+async function expire(databaseUrl: string, way: Expiry["way"], spans: number, idleSeconds: number): Promise<Expiry> {
+  const schema = `bench_partitions_${way}_${process.pid}`;
+  await query(databaseUrl, `create schema ${schema}`);
+  const store = openPostgresStore(databaseUrl, { schema });
+  let open = true;
+  const close = async () => {
+    if (open) await store.close();
+    open = false;
+  };
   try {
     await store.migrate();
     await sql`insert into "workspaces" ("id", "name", "createdAt", "updatedAt") values ('w', 'bench', 0, 0)`.execute(
@@ -180,88 +222,137 @@ async function run(mode: "rows" | "partitions") {
       values ('p', 'w', 'bench', 'x', 0, 0)`.execute(store.db);
     const now = Date.now();
     const from = now - SEED_DAYS * DAY_MS - 3_600_000;
-    if (mode === "partitions") await store.spanPartitions?.prepare(from, now + 2 * SPAN_PARTITION_MS);
-    await seedSpans(store, { projectId: "p", spans: SPANS, from });
+    await store.spanPartitions?.prepare(from, now + 2 * DAY_MS);
+    const seed = await seedSpans(store, { projectId: "p", spans, from });
     await sql`analyze`.execute(store.db);
     const write = writer(store, "w", "p");
     const read = reader(store, "p");
 
-    // Idle: the writer and the reader alone, for 3 s.
-    const idle = new Promise((resolve) => setTimeout(resolve, 3000));
+    // Idle: the writer and the reader alone.
+    const idle = new Promise((resolve) => setTimeout(resolve, idleSeconds * 1000));
     const [idleWrites, idleReads] = await Promise.all([repeatUntil(idle, write), repeatUntil(idle, read)]);
 
-    await sql`update "projects" set "retentionDays" = 15 where "id" = 'p'`.execute(store.db);
+    await sql`update "projects" set "retentionDays" = ${RETENTION_DAYS} where "id" = 'p'`.execute(store.db);
     // The seeded spans only (the writer's start at `now` or later).
     const seeded = sql`"startedAt" < ${now}`;
-    const before = await sql<{ n: number }>`select count(*)::int as n from "logSpans" where ${seeded}`.execute(
-      store.db,
-    );
-    const perPartition = await sql<{ partition: string; n: number }>`
-      select tableoid::regclass::text as partition, count(*)::int as n from "logSpans" where ${seeded} group by 1`.execute(
-      store.db,
-    );
+    const count = async () =>
+      (await sql<{ n: number }>`select count(*)::int as n from "logSpans" where ${seeded}`.execute(store.db)).rows[0]
+        ?.n ?? 0;
+    const before = await count();
+    // By rows: the same passes on the store without its partitions.
+    const expiring: Store = way === "rows" ? { ...store, spanPartitions: undefined } : store;
+    const startedAt = new Date();
     const started = performance.now();
     const expiry = (async () => {
-      const total = { partitions: 0, traces: 0, spans: 0, dropSeconds: 0 };
+      const total = { days: 0, dropped: 0, traces: 0, dropSeconds: 0 };
       // The days first, as a pass does, timed on their own.
       const dropping = performance.now();
-      const dropped = await dropExpiredPartitions(store, new Map([["p", now - 15 * DAY_MS]]));
+      const dropped = await dropExpiredPartitions(expiring, new Map([["p", now - RETENTION_DAYS * DAY_MS]]));
       total.dropSeconds = (performance.now() - dropping) / 1000;
-      total.partitions += dropped.partitions;
+      total.days += dropped.partitions;
+      total.dropped += dropped.spans;
       for (;;) {
         const pass = await deleteExpiredLogs({
-          store,
+          store: expiring,
           now,
           maxBatches: 10,
           pause: () => new Promise((resolve) => setImmediate(resolve)),
         });
-        total.partitions += pass.partitions;
         total.traces += pass.traces;
-        total.spans += pass.spans;
         if (!pass.more) return total;
       }
     })();
     const [expired, writes, reads] = await Promise.all([expiry, repeatUntil(expiry, write), repeatUntil(expiry, read)]);
     const seconds = (performance.now() - started) / 1000;
-    const after = await sql<{ n: number }>`select count(*)::int as n from "logSpans" where ${seeded}`.execute(store.db);
-    const gone = (before.rows[0]?.n ?? 0) - (after.rows[0]?.n ?? 0);
-    const { rows: left } = await sql<{ name: string }>`
-      select quote_ident(c.relname) as name from pg_inherits i join pg_class c on c.oid = i.inhrelid
-      where i.inhparent = '"logSpans"'::regclass`.execute(store.db);
-    const kept = new Set(left.map((row) => row.name));
-    const dropped = perPartition.rows.filter((row) => !kept.has(row.partition)).reduce((sum, row) => sum + row.n, 0);
+    const gone = before - (await count());
+    await close();
     return {
-      mode,
+      way,
+      seedSeconds: seed.seconds,
       seconds,
       gone,
-      dropped,
-      expired,
-      dead: await deadRows(store),
+      ...expired,
+      dead: await deadRows(databaseUrl, schema, startedAt),
       idle: { writes: summarize(idleWrites), reads: summarize(idleReads) },
       during: { writes: summarize(writes), reads: summarize(reads) },
     };
   } finally {
-    await store.close();
-    await admin(`drop schema ${schema} cascade`);
+    await close();
+    await query(databaseUrl, `drop schema ${schema} cascade`);
   }
 }
 
-const ms = (l: Latencies) =>
-  `p50 ${l.p50.toFixed(1)} / p99 ${l.p99.toFixed(1)} / max ${l.max.toFixed(1)} ms (${l.count})`;
-const lines = [`Retention of the older half of ${SPANS.toLocaleString("en")} spans over ${SEED_DAYS} days (ADR 0027)`];
-for (const mode of ["rows", "partitions"] as const) {
-  const r = await run(mode);
-  lines.push(
-    `  ${mode}: ${r.gone.toLocaleString("en")} spans gone in ${r.seconds.toFixed(2)} s ` +
-      `(${Math.round(r.gone / Math.max(r.seconds, 0.001)).toLocaleString("en")} spans/s): ` +
-      `${r.dropped.toLocaleString("en")} in ${r.expired.partitions} dropped days ` +
-      `(${r.expired.dropSeconds.toFixed(2)} s), ` +
-      `${(r.gone - r.dropped).toLocaleString("en")} deleted by rows; ` +
-      `${r.expired.traces.toLocaleString("en")} traces deleted`,
-    `    dead row versions left: ${r.dead.spans.toLocaleString("en")} spans, ` +
-      `${r.dead.sides.toLocaleString("en")} attribute and tag rows, ${r.dead.traces.toLocaleString("en")} traces`,
-    `    writes (trace of 5 spans): idle ${ms(r.idle.writes)}; during ${ms(r.during.writes)}`,
-    `    reads (50 newest spans):   idle ${ms(r.idle.reads)}; during ${ms(r.during.reads)}`,
-  );
-  process.stdout.write(`${lines.splice(0).join("\n")}\n`);
+export interface PartitionRetentionResult {
+  store: StoreName;
+  spans: number;
+  ways: Expiry[];
+  problem?: string;
+}
+
+/** Both ways on a PostgreSQL database, one after the other; on SQLite, that it has no partitions. */
+export async function measurePartitionRetention(
+  store: StoreName,
+  databaseUrl: string,
+  options: { spans: number; idleSeconds: number },
+): Promise<PartitionRetentionResult> {
+  const result: PartitionRetentionResult = { store, spans: options.spans, ways: [] };
+  if (store !== "postgres") {
+    return { ...result, problem: "no partitions: its spans are one table, which retention deletes by rows (above)" };
+  }
+  for (const way of WAYS) result.ways.push(await expire(databaseUrl, way, options.spans, options.idleSeconds));
+  return result;
+}
+
+export function printPartitionRetention(results: PartitionRetentionResult[]) {
+  if (results.length === 0) return;
+  const spans = results.find((r) => r.ways.length > 0)?.spans;
+  const lines = [
+    "",
+    "(h) Retention by rows vs by dropped partitions (ADR 0027)" +
+      (spans === undefined
+        ? ""
+        : `: the older half of ${spans.toLocaleString("en")} spans over ${SEED_DAYS} days expired ` +
+          `(${RETENTION_DAYS}-day retention) by the sweeper's passes, each way in a fresh schema with the days' ` +
+          "partitions, while a writer adds traces of 5 spans and a reader pages the 50 newest spans"),
+  ];
+  const count = (n: number) => n.toLocaleString("en");
+  const ms = (n: number) => n.toFixed(1);
+  for (const r of results) {
+    if (r.problem) {
+      lines.push(`  ${r.store}: ${r.problem}`);
+      continue;
+    }
+    for (const e of r.ways) {
+      const ways =
+        e.days > 0
+          ? `${count(e.dropped)} dropped with ${e.days} days (${e.dropSeconds.toFixed(2)} s), ` +
+            `${count(e.gone - e.dropped)} deleted by rows`
+          : "all deleted by rows";
+      lines.push(
+        `  ${r.store} by ${e.way}: ${count(e.gone)} spans in ${e.seconds.toFixed(2)} s ` +
+          `(${count(Math.round(e.gone / Math.max(e.seconds, 0.001)))} spans/s): ${ways}; ` +
+          `${count(e.traces)} traces deleted (seeded in ${e.seedSeconds.toFixed(0)} s)`,
+        `    meanwhile: writes p99 / max ${ms(e.during.writes.p99)} / ${ms(e.during.writes.max)} ms ` +
+          `(idle ${ms(e.idle.writes.p99)} / ${ms(e.idle.writes.max)}), reads p99 ${ms(e.during.reads.p99)} ms ` +
+          `(idle ${ms(e.idle.reads.p99)}); ${count(e.during.writes.count)} traces written, ` +
+          `${count(e.during.reads.count)} pages read`,
+        `    dead row versions left: ${count(e.dead.spans)} spans, ${count(e.dead.sides)} attribute and tag rows, ` +
+          `${count(e.dead.traces)} traces` +
+          (e.dead.vacuumed > 0 ? ` (autovacuum cleared ${e.dead.vacuumed} of their tables meanwhile)` : ""),
+      );
+    }
+  }
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
+// Standalone use: both ways on the given database.
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const [databaseUrl, spans = "200000"] = process.argv.slice(2);
+  if (!databaseUrl?.startsWith("postgres")) {
+    process.stderr.write("usage: tsx span-partitions.ts <postgres DATABASE_URL> [spans]\n");
+    process.exit(2);
+  }
+  printPartitionRetention([
+    await measurePartitionRetention("postgres", databaseUrl, { spans: Number(spans), idleSeconds: 3 }),
+  ]);
 }
