@@ -120,6 +120,11 @@ export async function paginate<
     toItem: (row: Row) => Item;
     /** One column, or several in order (e.g. score then createdAt). */
     keyset?: K | readonly K[];
+    /**
+     * Columns (qualified) that a later page's first keyset value bounds as well, by a plain comparison: the
+     * keyset's row comparison implies it, but PostgreSQL prunes partitions by the plain one only (ADR 0027).
+     */
+    alsoBound?: readonly string[];
   },
 ): Promise<Page<Item>> {
   const { page, table } = options;
@@ -132,6 +137,10 @@ export async function paginate<
   if (page.cursor !== undefined) {
     const position = decodeCursor(ctx.cursorSecret, hash, page.cursor, columns.length);
     select = select.where(after(table, columns, position, direction));
+    const op = direction === "asc" ? ">=" : "<=";
+    for (const column of options.alsoBound ?? []) {
+      select = select.where(sql<SqlBool>`${sql.ref(column)} ${sql.raw(op)} ${position[0]}`);
+    }
   }
   const order = sql.raw(direction);
   for (const column of [...columns, "id"]) select = select.orderBy(sql`${sql.ref(`${table}.${column}`)} ${order}`);

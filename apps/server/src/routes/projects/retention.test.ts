@@ -5,7 +5,15 @@
 import { expect, it } from "vitest";
 import { DAY_MS } from "../../services/retention/delete-expired-logs.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { type Body, createTrace, newProject, postTrace, T0, traceBody } from "../../testing/log-write-fixtures.ts";
+import {
+  type Body,
+  createTrace,
+  newProject,
+  postSpan,
+  postTrace,
+  T0,
+  traceBody,
+} from "../../testing/log-write-fixtures.ts";
 import { RetentionSweeper } from "../../worker/retention-sweeper.ts";
 
 /** A trace at `startedAt` with two spans, attributes and tags on all three. */
@@ -102,6 +110,36 @@ describeEachStore("retention", (use) => {
     expect(await searchedNames(h, untouched)).toEqual(["no-retention"]);
     // A second pass finds nothing more.
     expect(await sweeper.sweep()).toEqual({ traces: 0, spans: 0, partitions: 0 });
+  });
+
+  it("an expired trace's spans go wherever they started, days before or after the trace", async () => {
+    const h = use();
+    const projectId = await newProject(h);
+    const now = h.now();
+    const { traceId } = await createTrace(h, datedTrace(h, projectId, now - 5 * DAY_MS, "spread"));
+    // POST /logs/span takes any start: these lie in other days (other partitions on PostgreSQL) than the
+    // trace's, which alone decides when they expire.
+    for (const startedAt of [now - 9 * DAY_MS, now - 3 * DAY_MS, now - 1000]) {
+      const span = {
+        name: "far",
+        status: "success",
+        startedAt,
+        endedAt: startedAt + 10,
+        traceId,
+        attributes: { far: 1 },
+      };
+      const reply = await postSpan(h, {
+        projectId,
+        span: { ...span, content: { type: "Tool", input: "{}", output: "{}" } },
+      });
+      expect(reply.status, JSON.stringify(reply.body)).toBe(200);
+    }
+    await createTrace(h, datedTrace(h, projectId, now - 1000, "recent"));
+    expect((await h.request("PATCH", `/projects/${projectId}`, { body: { retentionDays: 4 } })).status).toBe(200);
+    const result = await new RetentionSweeper({ store: h.store, now: () => now }).sweep();
+    expect(result).toMatchObject({ traces: 1 });
+    expect(result.spans).toBe(5);
+    expect(await rowCounts(h, projectId)).toEqual({ traces: 1, spans: 2, attributes: 1 + 2 * 2, tags: 2 + 2 * 2 });
   });
 
   it("two sweepers side by side (two replicas) delete each expired trace once, between them", async () => {

@@ -63,8 +63,19 @@ export async function logSpanPages(
     const driver = drivingOwners(ctx.db, scope, filters);
     let select = ctx.db.selectFrom("logSpans").selectAll("logSpans");
     if (driver) {
-      // Through $if, which keeps the builder's type: a join would widen it to the owners' columns.
-      select = select.$if(true, (query) => query.innerJoin(driver.owners.as(OWNERS), `${OWNERS}.id`, "logSpans.id"));
+      // Through $if, which keeps the builder's type: a join would widen it to the owners' columns. On startedAt
+      // too (the owner's, which the side row carries), so that on PostgreSQL each owner is looked up in its own
+      // day partition (run-time pruning) rather than in every day of the range (ADR 0027). As `>=` and `<=`
+      // rather than `=`: the planner would multiply an equality's selectivity with the id's as if independent,
+      // expect one row from the join and sort a hash join of the whole range instead of walking the owners.
+      select = select.$if(true, (query) =>
+        query.innerJoin(driver.owners.as(OWNERS), (join) =>
+          join
+            .onRef(`${OWNERS}.id`, "=", "logSpans.id")
+            .onRef("logSpans.startedAt", ">=", `${OWNERS}.startedAt`)
+            .onRef("logSpans.startedAt", "<=", `${OWNERS}.startedAt`),
+        ),
+      );
     }
     for (const condition of scopeConditions(scope)) select = select.where(condition);
     if (promptId !== undefined) select = select.where("logSpans.promptId", "=", promptId);
@@ -106,6 +117,7 @@ export async function logSpanPages(
       page: { ...order, ...page, sort: order.sort ?? "startedAt:desc" },
       table: driver ? OWNERS : "logSpans",
       keyset: "startedAt",
+      alsoBound: driver ? [`${OWNERS}.startedAt`, "logSpans.startedAt"] : ["logSpans.startedAt"],
       select,
       toItem: (row) => row,
     });

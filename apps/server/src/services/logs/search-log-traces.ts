@@ -84,6 +84,7 @@ export async function logTracePages(
       },
       page: { ...order, ...page, sort: order.sort ?? "startedAt:desc" },
       table: driver ? OWNERS : "logTraces",
+      alsoBound: driver ? [`${OWNERS}.startedAt`] : [],
       keyset: "startedAt",
       select,
       toItem: (row) => row,

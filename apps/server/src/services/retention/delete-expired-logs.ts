@@ -117,10 +117,21 @@ async function deleteBatch(
   }
   await deleteSideRows(trx, projectId, "span", spans);
   await deleteSideRows(trx, projectId, "trace", traces);
+  // The spans just read are all the traces have: a span is written only under its trace's lock, which this
+  // transaction holds. Their time range bounds the delete, so that PostgreSQL looks only in the day
+  // partitions of that range (ADR 0027); the read above, by traceId alone, still looks in every day.
+  const range = timeRange(spans);
   for (const ids of chunks(traceIds)) {
     // Scores go with their trace or span (foreign keys); live spans' grading rows have no key to cascade on.
     await trx.deleteFrom("onlineEvaluations").where("traceId", "in", ids).execute();
-    await trx.deleteFrom("logSpans").where("traceId", "in", ids).execute();
+    if (range) {
+      await trx
+        .deleteFrom("logSpans")
+        .where("traceId", "in", ids)
+        .where("startedAt", ">=", range.from)
+        .where("startedAt", "<=", range.to)
+        .execute();
+    }
     await trx.deleteFrom("logTraces").where("id", "in", ids).execute();
   }
   return { traces: traces.length, spans: spans.length };
@@ -137,16 +148,14 @@ async function deleteSideRows(
   ownerKind: "trace" | "span",
   owners: readonly Owner[],
 ): Promise<void> {
-  if (owners.length === 0) return;
+  const range = timeRange(owners);
+  if (!range) return;
+  const { from, to } = range;
   const keys = new Set<string>();
   const tags = new Set<string>();
-  let from = Number.POSITIVE_INFINITY;
-  let to = Number.NEGATIVE_INFINITY;
   for (const owner of owners) {
     for (const key of Object.keys(fromJson<Record<string, unknown>>(owner.attributes))) keys.add(key);
     for (const tag of fromJson<string[]>(owner.tags)) tags.add(tag);
-    from = Math.min(from, owner.startedAt);
-    to = Math.max(to, owner.startedAt);
   }
   for (const ownerIds of chunks(owners.map((owner) => owner.id))) {
     for (const names of chunks([...keys])) {
@@ -172,6 +181,18 @@ async function deleteSideRows(
         .execute();
     }
   }
+}
+
+/** The earliest and latest `startedAt` of `owners`; undefined when there are none. */
+function timeRange(owners: readonly Owner[]): { from: number; to: number } | undefined {
+  if (owners.length === 0) return undefined;
+  let from = Number.POSITIVE_INFINITY;
+  let to = Number.NEGATIVE_INFINITY;
+  for (const owner of owners) {
+    from = Math.min(from, owner.startedAt);
+    to = Math.max(to, owner.startedAt);
+  }
+  return { from, to };
 }
 
 function chunks<T>(items: readonly T[]): T[][] {
