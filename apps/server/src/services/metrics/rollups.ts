@@ -116,19 +116,33 @@ export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] 
   return deltas;
 }
 
-/** A trace counted (`count` 1) or uncounted (−1) in the buckets of its start, under its name. */
+/**
+ * Traces counted (`count` 1) or uncounted (−1) in the buckets of their start, under their names: one row per key
+ * (a batch's traces share a few), the rows that cancel out left out.
+ */
 export function traceRollupRows(
   traces: readonly { projectId: string; name: string; startedAt: number; count?: number }[],
 ): TraceRollupRow[] {
-  return traces.flatMap((trace) =>
-    BUCKET_SIZES.map((bucketSize) => ({
-      projectId: trace.projectId,
-      bucketSize,
-      bucketStart: bucketStart(trace.startedAt, bucketSize),
-      traceName: trace.name,
-      traceCount: trace.count ?? 1,
-    })),
-  );
+  const byKey = new Map<string, TraceRollupRow>();
+  for (const trace of traces) {
+    for (const bucketSize of BUCKET_SIZES) {
+      const start = bucketStart(trace.startedAt, bucketSize);
+      // The name last: the only part of the key that may hold any character.
+      const id = `${trace.projectId}\n${bucketSize}\n${start}\n${trace.name}`;
+      const row = byKey.get(id);
+      if (row) row.traceCount = (row.traceCount as number) + (trace.count ?? 1);
+      else {
+        byKey.set(id, {
+          projectId: trace.projectId,
+          bucketSize,
+          bucketStart: start,
+          traceName: trace.name,
+          traceCount: trace.count ?? 1,
+        });
+      }
+    }
+  }
+  return [...byKey.values()].filter((row) => row.traceCount !== 0);
 }
 
 /** Rows of the same key summed (a multi-row upsert may not touch one row twice), in key order. */
