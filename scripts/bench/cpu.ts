@@ -8,13 +8,17 @@ import type { Store } from "../../apps/server/src/store/store.ts";
  * from /proc: less at the mercy of a shared machine's load than a rate is. A backend that exits between two
  * samples takes its time with it (the pool keeps its connections while the load runs).
  */
-export async function cpuMs(serverPid: number | undefined, postgres: Store | undefined): Promise<Cpu> {
+export async function cpuMs(
+  serverPid: number | undefined,
+  postgres: Store | undefined,
+  { ownBackend = false }: { ownBackend?: boolean } = {},
+): Promise<Cpu> {
   const pids: number[] = [];
   if (postgres) {
+    // The backend that asks is left out unless it is the measured work's own (a store whose pool may run both).
     const { rows } = await sql<{ pid: number }>`
-      select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()`.execute(
-      postgres.db,
-    );
+      select pid from pg_stat_activity where datname = current_database()
+      and (${ownBackend} or pid <> pg_backend_pid())`.execute(postgres.db);
     pids.push(...rows.map((row) => Number(row.pid)));
   }
   const ticksOf = (pid: number) => {

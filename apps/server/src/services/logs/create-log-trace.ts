@@ -3,13 +3,7 @@ import { conflict, type ErrorDetail, failIfInvalid } from "../../errors.ts";
 import type { ServiceContext } from "../context.ts";
 import { toJson } from "../json.ts";
 import { maskContent, maskSpanInput, maskTraceInput } from "../masking/mask-logs.ts";
-import {
-  audienceRollupRows,
-  audienceSpans,
-  spanRollupRows,
-  traceDimensionRollupRows,
-  traceRollupRows,
-} from "../metrics/rollups.ts";
+import { audienceSpans } from "../metrics/rollups.ts";
 import { onlineEvaluationRows } from "../online-evaluation/enqueue.ts";
 import type { BodyOf, Unread } from "../operation-input.ts";
 import {
@@ -153,13 +147,6 @@ export async function createLogTrace(
     { table: "logSpans", rows: spanRows },
     { table: "logAttributes", rows: attributes },
     { table: "logTags", rows: tagIndex },
-    { table: "logSpanRollups", rows: spanRollupRows(spanRows) },
-    { table: "logTraceRollups", rows: traceRollupRows([traceRow]) },
-    {
-      table: "logSpanDimensionRollups",
-      rows: audienceRollupRows([{ spans: audienceSpans(spanRows), audience: { ...traceRow, tags } }]),
-    },
-    { table: "logTraceDimensionRollups", rows: traceDimensionRollupRows([{ ...traceRow, tags }]) },
   ];
   const queued = await onlineEvaluationRows(
     ctx,
@@ -170,6 +157,20 @@ export async function createLogTrace(
     })),
   );
   if (queued.length > 0) inserts.push({ table: "onlineEvaluations", rows: queued });
+  inserts.push({
+    table: "newTraceRollups",
+    rows: [
+      {
+        projectId,
+        name: traceRow.name,
+        startedAt: traceRow.startedAt,
+        userId: traceRow.userId,
+        sessionId: traceRow.sessionId,
+        tags,
+        spans: audienceSpans(spanRows),
+      },
+    ],
+  });
   try {
     await ctx.logWrites.submitInserts(inserts);
   } catch (error) {

@@ -6,7 +6,8 @@
  * pays no delay.
  *
  * A job is either work on the transaction (reads and writes) or, for a new trace, only rows to insert (and
- * deltas to add to the metrics rollups, summed per key across the batch: services/metrics/rollups.ts). The
+ * the new traces to add to the metrics rollups, whose deltas are built once for the whole batch, one per key:
+ * services/metrics/rollups.ts `addNewTraces`). The
  * insert-only jobs of a batch are stored together first, one multi-row statement per table (on PostgreSQL a
  * round trip per table instead of several per request). Jobs are isolated from one another by a savepoint
  * each: a job that fails (a 404 or 409 found at write time, or any error) is rolled back to its savepoint and
@@ -38,15 +39,21 @@ import { overloaded } from "../../errors.ts";
 import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { isTransientConflict } from "../../store/transactions.ts";
-import { addToSpanRollups, addToTraceDimensionRollups, addToTraceRollups } from "../metrics/rollups.ts";
+import { addNewTraces, type NewTraceRollups } from "../metrics/rollups.ts";
 import { addOriginAttributes } from "../otel/span-origins.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
 
 type Table = keyof Database & string;
-/** Rows to insert, table by table in this order (a table's rows may refer to an earlier table's). */
-export type Inserts = { [T in Table]: { table: T; rows: readonly Insertable<Database[T]>[] } }[Table][];
+/**
+ * Rows to insert, table by table in this order (a table's rows may refer to an earlier table's); and the new
+ * traces to add to the metrics rollups (`newTraceRollups`, last), whose deltas are built for the whole batch.
+ */
+export type Inserts = (
+  | { [T in Table]: { table: T; rows: readonly Insertable<Database[T]>[] } }[Table]
+  | { table: "newTraceRollups"; rows: readonly NewTraceRollups[] }
+)[];
 
 export interface WriteBatcherOptions {
   /**
@@ -231,7 +238,7 @@ export class WriteBatcher {
 
   /** Inserts the rows in the next batch, as `submit` does (and refuses them as it does). */
   submitInserts(inserts: Inserts): Promise<void> {
-    const bytes = inserts.reduce((sum, { rows }) => sum + approximateBytes(rows), 0);
+    const bytes = bytesOf(inserts);
     return this.enqueue((db) => this.insert(db, inserts), bytes, inserts);
   }
 
@@ -246,7 +253,7 @@ export class WriteBatcher {
     traces: readonly TraceReference[],
     otherwise: WriteWork<T>,
   ): Promise<T | undefined> {
-    const bytes = inserts.reduce((sum, { rows }) => sum + approximateBytes(rows), 0);
+    const bytes = bytesOf(inserts);
     return this.enqueue(async (db) => void (await this.insert(db, inserts)), bytes, inserts, {
       references: traces,
       otherwise,
@@ -270,20 +277,12 @@ export class WriteBatcher {
   }
 
   private async insert(db: Kysely<Database>, inserts: Inserts): Promise<void> {
-    // The trace-side per-dimension deltas go into the span rollups' per-dimension upsert (one statement).
-    const audience = inserts.find((entry) => entry.table === "logSpanDimensionRollups")?.rows ?? [];
     for (const entry of inserts) {
-      // The metrics rollups' rows are deltas added to existing rows (several jobs may share a key), not inserts;
-      // span origins' rows are stored once, by the first write of an origin.
-      if (entry.table === "logSpanRollups") await addToSpanRollups(db, entry.rows, { audience });
-      else if (entry.table === "logSpanDimensionRollups") continue;
-      else if (entry.table === "logTraceRollups") await addToTraceRollups(db, entry.rows);
-      else if (entry.table === "logTraceDimensionRollups") await addToTraceDimensionRollups(db, entry.rows);
+      // The metrics rollups are deltas added to existing rows (several jobs share keys), not inserts; span
+      // origins' rows are stored once, by the first write of an origin.
+      if (entry.table === "newTraceRollups") await addNewTraces(db, entry.rows);
       else if (entry.table === "logOriginAttributes") await addOriginAttributes(db, entry.rows);
       else await this.store.insertRows(db, entry.table, entry.rows);
-    }
-    if (audience.length > 0 && !inserts.some((entry) => entry.table === "logSpanRollups")) {
-      await addToSpanRollups(db, [], { audience });
     }
   }
 
@@ -435,7 +434,7 @@ async function attachingJobs(db: Kysely<Database>, jobs: readonly Job[]): Promis
 
 /** The rows of several jobs, one entry per table in the order the tables first appear. */
 function mergeInserts(jobs: readonly Inserts[]): Inserts {
-  const byTable = new Map<Table, unknown[]>();
+  const byTable = new Map<Inserts[number]["table"], unknown[]>();
   for (const inserts of jobs) {
     for (const { table, rows } of inserts) {
       const merged = byTable.get(table) ?? [];
@@ -446,6 +445,10 @@ function mergeInserts(jobs: readonly Inserts[]): Inserts {
   // Each entry's rows were typed by its table on the way in.
   return [...byTable].map(([table, rows]) => ({ table, rows }) as Inserts[number]);
 }
+
+/** What a job's rows hold; its rollups' spans repeat a few fields of its span rows, counted with them. */
+const bytesOf = (inserts: Inserts) =>
+  inserts.reduce((sum, { table, rows }) => (table === "newTraceRollups" ? sum : sum + approximateBytes(rows)), 0);
 
 /**
  * Roughly how much memory `value` holds: its strings' lengths and 8 bytes per other value, counted through

@@ -61,6 +61,45 @@ export class Histogram {
 
 export const emptyHistogram = (): Histogram => new Histogram();
 
+/**
+ * The counts of a write's deltas (a few spans per key): bucket → count, kept inline while there is one bucket
+ * and in a Map beyond. A dense `Histogram` costs a Float64Array of the highest bucket's size, allocated off the
+ * heap: for every key of every write, that was most of what building the deltas cost.
+ */
+export class DeltaHistogram {
+  private bucket = -1;
+  private count = 0;
+  private more: Map<number, number> | undefined;
+
+  add(bucket: number, count: number): void {
+    if (this.more) this.more.set(bucket, (this.more.get(bucket) ?? 0) + count);
+    else if (this.bucket === bucket || this.bucket < 0) {
+      this.bucket = bucket;
+      this.count += count;
+    } else
+      this.more = new Map([
+        [this.bucket, this.count],
+        [bucket, count],
+      ]);
+  }
+
+  /** As stored (`histogramToText`'s format). */
+  toText(): string {
+    if (!this.more) return this.bucket < 0 || this.count === 0 ? "" : `${this.bucket}:${this.count}`;
+    const buckets = [...this.more.keys()].filter((bucket) => this.more?.get(bucket) !== 0).sort((a, b) => a - b);
+    if (buckets.length === 0) return "";
+    let text = `${buckets[0]}:`;
+    let previous = buckets[0] as number;
+    for (const bucket of buckets) {
+      // One field per bucket from the lowest up: an empty field for each bucket between two with counts.
+      if (bucket > previous) text += ",".repeat(bucket - previous);
+      text += this.more.get(bucket);
+      previous = bucket;
+    }
+    return text;
+  }
+}
+
 /** Latencies are whole milliseconds, and a span ends after it starts: ≥ 1. Anything less is counted as 1 ms. */
 export function bucketOf(latency: number): number {
   return Math.ceil(Math.log(Math.max(latency, 1)) / LOG_GAMMA);
@@ -117,7 +156,7 @@ const OPEN_BRACE = 123;
  * negative in the delta of a write that moves spans out of a trace-side dimension value (rollups.ts
  * `audienceRollupRows`).
  */
-export function addHistogramText(into: Histogram, text: string): void {
+export function addHistogramText(into: Histogram | DeltaHistogram, text: string): void {
   if (text.charCodeAt(0) === OPEN_BRACE) {
     addJsonHistogramText(into, text);
     return;
@@ -163,7 +202,7 @@ export function addHistogramText(into: Histogram, text: string): void {
 }
 
 /** The JSON texts of before migration 0024 (`{"172":3,"180":1}`): their integers, read in pairs (bucket, count). */
-function addJsonHistogramText(into: Histogram, text: string): void {
+function addJsonHistogramText(into: Histogram | DeltaHistogram, text: string): void {
   let number = -1;
   let bucket = -1;
   let negative = false;

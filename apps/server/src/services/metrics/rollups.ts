@@ -14,7 +14,8 @@ import type { Database } from "../../store/schema.ts";
 import {
   addHistogram,
   addHistogramText,
-  addLatency,
+  bucketOf,
+  DeltaHistogram,
   emptyHistogram,
   type Histogram,
   histogramToText,
@@ -62,60 +63,86 @@ const bucketStart = (time: number, size: BucketSize) => Math.floor(time / BUCKET
 const keyOf = (row: Record<string, unknown>, columns: readonly string[]) =>
   JSON.stringify(columns.map((column) => row[column]));
 
-/** The spans' deltas, one row per key (bucket size × bucket × dimensions). */
+/**
+ * The spans' deltas: per minute and combination of dimensions, one row for each of its minute, hour and day keys
+ * (spans of another minute in the same hour add rows with the same hour and day keys: the upsert sums the rows of
+ * its batch per key, `addToSpanRollups`). Spans sharing a minute and dimensions (most of a trace's) share their
+ * three rows, found with one lookup.
+ */
 export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] {
-  const rows = new Map<string, { row: SpanRollupRow; histogram: Histogram }>();
+  const byMinute = new Map<string, { row: SpanRollupRow; histogram: DeltaHistogram }[]>();
   for (const span of spans) {
-    // The key's dimensions, built once per span; the bucket completes it.
-    const dimensions = `${span.projectId}\n${span.model}\n${span.provider}\n${span.promptId}\n${span.deploymentId}\n${span.contentType}`;
-    for (const bucketSize of BUCKET_SIZES) {
-      const key: SpanRollupRow = {
-        projectId: span.projectId,
-        bucketSize,
-        bucketStart: bucketStart(span.startedAt, bucketSize),
-        model: span.model ?? "",
-        provider: span.provider ?? "",
-        promptId: span.promptId ?? "",
-        deploymentId: span.deploymentId ?? "",
-        contentType: span.contentType,
-        spanCount: 0,
-        failedSpans: 0,
-        cost: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        latencyHistogram: "",
-      };
-      const id = `${bucketSize}\n${key.bucketStart}\n${dimensions}`;
-      let entry = rows.get(id);
-      if (!entry) {
-        entry = { row: key, histogram: emptyHistogram() };
-        rows.set(id, entry);
-      }
-      const { row } = entry;
+    const id = `${bucketStart(span.startedAt, "minute")}\n${span.projectId}\n${span.model}\n${span.provider}\n${span.promptId}\n${span.deploymentId}\n${span.contentType}`;
+    let entries = byMinute.get(id);
+    if (!entries) {
+      entries = BUCKET_SIZES.map((bucketSize) => ({
+        row: {
+          projectId: span.projectId,
+          bucketSize,
+          bucketStart: bucketStart(span.startedAt, bucketSize),
+          model: span.model ?? "",
+          provider: span.provider ?? "",
+          promptId: span.promptId ?? "",
+          deploymentId: span.deploymentId ?? "",
+          contentType: span.contentType,
+          spanCount: 0,
+          failedSpans: 0,
+          cost: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          latencyHistogram: "",
+        },
+        histogram: new DeltaHistogram(),
+      }));
+      byMinute.set(id, entries);
+    }
+    const latencyBucket = bucketOf(span.latency);
+    for (const { row, histogram } of entries) {
       row.spanCount = (row.spanCount as number) + 1;
       if (span.status === "failure") row.failedSpans = (row.failedSpans as number) + 1;
       row.cost = (row.cost as number) + (span.cost ?? 0);
       row.inputTokens = (row.inputTokens as number) + (span.promptTokens ?? 0);
       row.outputTokens = (row.outputTokens as number) + (span.completionTokens ?? 0);
-      addLatency(entry.histogram, span.latency);
+      histogram.add(latencyBucket, 1);
     }
   }
-  return [...rows.values()].map(({ row, histogram }) => ({ ...row, latencyHistogram: histogramToText(histogram) }));
+  const deltas: SpanRollupRow[] = [];
+  for (const entries of byMinute.values()) {
+    for (const { row, histogram } of entries) {
+      row.latencyHistogram = histogram.toText();
+      deltas.push(row);
+    }
+  }
+  return deltas;
 }
 
-/** A trace counted (`count` 1) or uncounted (−1) in the buckets of its start, under its name. */
+/**
+ * Traces counted (`count` 1) or uncounted (−1) in the buckets of their start, under their names: one row per key
+ * (a batch's traces share a few), the rows that cancel out left out.
+ */
 export function traceRollupRows(
   traces: readonly { projectId: string; name: string; startedAt: number; count?: number }[],
 ): TraceRollupRow[] {
-  return traces.flatMap((trace) =>
-    BUCKET_SIZES.map((bucketSize) => ({
-      projectId: trace.projectId,
-      bucketSize,
-      bucketStart: bucketStart(trace.startedAt, bucketSize),
-      traceName: trace.name,
-      traceCount: trace.count ?? 1,
-    })),
-  );
+  const byKey = new Map<string, TraceRollupRow>();
+  for (const trace of traces) {
+    for (const bucketSize of BUCKET_SIZES) {
+      const start = bucketStart(trace.startedAt, bucketSize);
+      // The name last: the only part of the key that may hold any character.
+      const id = `${trace.projectId}\n${bucketSize}\n${start}\n${trace.name}`;
+      const row = byKey.get(id);
+      if (row) row.traceCount = (row.traceCount as number) + (trace.count ?? 1);
+      else {
+        byKey.set(id, {
+          projectId: trace.projectId,
+          bucketSize,
+          bucketStart: start,
+          traceName: trace.name,
+          traceCount: trace.count ?? 1,
+        });
+      }
+    }
+  }
+  return [...byKey.values()].filter((row) => row.traceCount !== 0);
 }
 
 /** Rows of the same key summed (a multi-row upsert may not touch one row twice), in key order. */
@@ -396,67 +423,88 @@ const dimensionKeyOf = (row: {
   value: string;
 }) => `${row.projectId}\n${row.bucketSize}\n${row.bucketStart}\n${row.dimension}\n${row.value}`;
 
+/** The pairs a span counts under: +1 under `audience`'s or, with `before`, −1 / +1 under those that differ. */
+function signedPairs(audience: Audience, before: Audience | undefined, ownTags: readonly string[]): [string, number][] {
+  const now = audiencePairs(audience, ownTags);
+  if (before === undefined) return [...now].map((pair) => [pair, 1]);
+  const then = audiencePairs(before, ownTags);
+  const pairs: [string, number][] = [];
+  for (const pair of then) if (!now.has(pair)) pairs.push([pair, -1]);
+  for (const pair of now) if (!then.has(pair)) pairs.push([pair, 1]);
+  return pairs;
+}
+
 /**
  * The trace-side per-dimension deltas of groups of spans of one trace each: counted under `audience` or, with
  * `before`, moved from `before` to `audience` (−1 under the pairs only `before` has, +1 under those only
- * `audience` has: each key's deltas have one sign, so histograms and sums never cancel out).
+ * `audience` has: each key's deltas have one sign, so histograms and sums never cancel out). One row per key,
+ * not in key order (the upserts sum a batch's rows per key and order them: `summedDimensionRows`).
  */
 export function audienceRollupRows(
   groups: readonly { spans: readonly AudienceSpan[]; audience: Audience; before?: Audience }[],
 ): DimensionRollupRow[] {
-  const byKey = new Map<string, { row: DimensionRollupRow; histogram: Histogram }>();
-  const add = (span: AudienceSpan, pair: string, sign: number) => {
-    const split = pair.indexOf("\n");
-    const dimension = pair.slice(0, split) as AudienceDimension;
-    const value = pair.slice(split + 1);
-    for (const bucketSize of HOUR_AND_DAY) {
-      const start = bucketStart(span.startedAt, bucketSize);
-      const id = `${span.projectId}\n${bucketSize}\n${start}\n${pair}`;
-      let entry = byKey.get(id);
-      if (!entry) {
-        entry = {
-          row: {
-            projectId: span.projectId,
-            bucketSize,
-            bucketStart: start,
-            dimension,
-            value,
-            spanCount: 0,
-            failedSpans: 0,
-            cost: 0,
-            inputTokens: 0,
-            outputTokens: 0,
-            latencyHistogram: "",
-          },
-          histogram: emptyHistogram(),
-        };
-        byKey.set(id, entry);
-      }
-      const { row } = entry;
-      row.spanCount = (row.spanCount as number) + sign;
-      if (span.status === "failure") row.failedSpans = (row.failedSpans as number) + sign;
-      row.cost = (row.cost as number) + sign * (span.cost ?? 0);
-      row.inputTokens = (row.inputTokens as number) + sign * (span.promptTokens ?? 0);
-      row.outputTokens = (row.outputTokens as number) + sign * (span.completionTokens ?? 0);
-      addLatency(entry.histogram, span.latency, sign);
+  type Entry = { row: DimensionRollupRow; histogram: DeltaHistogram };
+  const byKey = new Map<string, Entry>();
+  const entryOf = (projectId: string, bucketSize: "hour" | "day", start: number, pair: string): Entry => {
+    const id = `${projectId}\n${bucketSize}\n${start}\n${pair}`;
+    let entry = byKey.get(id);
+    if (!entry) {
+      const split = pair.indexOf("\n");
+      entry = {
+        row: {
+          projectId,
+          bucketSize,
+          bucketStart: start,
+          dimension: pair.slice(0, split) as AudienceDimension,
+          value: pair.slice(split + 1),
+          spanCount: 0,
+          failedSpans: 0,
+          cost: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          latencyHistogram: "",
+        },
+        histogram: new DeltaHistogram(),
+      };
+      byKey.set(id, entry);
     }
+    return entry;
   };
   for (const { spans, audience, before } of groups) {
+    // A trace's spans mostly share their own tags and hour: the entries they add to (pairs × hour and day) are
+    // found once per (own tags, hour), not per span and pair.
+    const entriesOf = new Map<string, { entry: Entry; sign: number }[]>();
     for (const span of spans) {
-      const now = audiencePairs(audience, span.tags);
-      if (before === undefined) {
-        for (const pair of now) add(span, pair, 1);
-        continue;
+      const hour = bucketStart(span.startedAt, "hour");
+      const id = `${hour}\n${JSON.stringify(span.tags)}`;
+      let entries = entriesOf.get(id);
+      if (!entries) {
+        entries = signedPairs(audience, before, span.tags).flatMap(([pair, sign]) =>
+          HOUR_AND_DAY.map((bucketSize) => ({
+            entry: entryOf(span.projectId, bucketSize, bucketStart(span.startedAt, bucketSize), pair),
+            sign,
+          })),
+        );
+        entriesOf.set(id, entries);
       }
-      const then = audiencePairs(before, span.tags);
-      for (const pair of then) if (!now.has(pair)) add(span, pair, -1);
-      for (const pair of now) if (!then.has(pair)) add(span, pair, 1);
+      const latencyBucket = bucketOf(span.latency);
+      for (const { entry, sign } of entries) {
+        const { row } = entry;
+        row.spanCount = (row.spanCount as number) + sign;
+        if (span.status === "failure") row.failedSpans = (row.failedSpans as number) + sign;
+        row.cost = (row.cost as number) + sign * (span.cost ?? 0);
+        row.inputTokens = (row.inputTokens as number) + sign * (span.promptTokens ?? 0);
+        row.outputTokens = (row.outputTokens as number) + sign * (span.completionTokens ?? 0);
+        entry.histogram.add(latencyBucket, sign);
+      }
     }
   }
-  return [...byKey.keys()].sort().map((id) => {
-    const { row, histogram } = byKey.get(id) as { row: DimensionRollupRow; histogram: Histogram };
-    return { ...row, latencyHistogram: histogramToText(histogram) };
-  });
+  const deltas: DimensionRollupRow[] = [];
+  for (const { row, histogram } of byKey.values()) {
+    row.latencyHistogram = histogram.toText();
+    deltas.push(row);
+  }
+  return deltas;
 }
 
 /** Per-dimension deltas of several writes (a batch's jobs) summed per key, in key order. */
@@ -497,7 +545,8 @@ export function inKeyOrder(rows: readonly DimensionRollupRow[]): DimensionRollup
 
 /**
  * Traces counted (`count` 1), uncounted (−1) under their user, session and tags, in the hour and day buckets of
- * their start. A move is the old state with −1 and the new with +1: the rows that cancel out are left out.
+ * their start. A move is the old state with −1 and the new with +1: the rows that cancel out are left out. Not in
+ * key order: the upsert sums and orders the rows of its batch.
  */
 export function traceDimensionRollupRows(
   traces: readonly (Audience & { projectId: string; startedAt: number; count?: number })[],
@@ -522,10 +571,7 @@ export function traceDimensionRollupRows(
       }
     }
   }
-  return [...byKey.keys()]
-    .sort()
-    .map((id) => byKey.get(id) as TraceDimensionRollupRow)
-    .filter((row) => row.traceCount !== 0);
+  return [...byKey.values()].filter((row) => row.traceCount !== 0);
 }
 
 /** Adds trace deltas to the trace-side per-dimension rollups, in the transaction `db` belongs to. */
@@ -533,6 +579,27 @@ export const addToTraceDimensionRollups = (
   db: Kysely<Database>,
   deltas: readonly TraceDimensionRollupRow[],
 ): Promise<void> => addTraceCounts(db, "logTraceDimensionRollups", TRACE_DIMENSION_ROLLUP_KEY, deltas);
+
+/**
+ * What a new trace adds to the rollups (createLogTrace, the OTLP traces a write creates): its count under its
+ * name, user, session and tags, and its spans. The write batcher hands a batch's new traces over together
+ * (`addNewTraces`), so each key's delta is built once per batch instead of once per write and summed again.
+ */
+export interface NewTraceRollups extends Audience {
+  projectId: string;
+  name: string;
+  startedAt: number;
+  spans: readonly AudienceSpan[];
+}
+
+/** Adds new traces and their spans to every log rollup, in the transaction `db` belongs to. */
+export async function addNewTraces(db: Kysely<Database>, traces: readonly NewTraceRollups[]): Promise<void> {
+  await addToSpanRollups(db, spanRollupRows(traces.flatMap((trace) => trace.spans)), {
+    audience: audienceRollupRows(traces.map((trace) => ({ spans: trace.spans, audience: trace }))),
+  });
+  await addToTraceRollups(db, traceRollupRows(traces));
+  await addToTraceDimensionRollups(db, traceDimensionRollupRows(traces));
+}
 
 /** The columns of a stored span that `audienceSpans` reads. */
 export const AUDIENCE_SPAN_COLUMNS = [
@@ -553,4 +620,19 @@ export const AUDIENCE_SPAN_COLUMNS = [
 
 /** Stored span rows (their tags as JSON text) as the trace-side rollups read them. */
 export const audienceSpans = (rows: readonly (RolledUpSpan & { tags: string })[]): AudienceSpan[] =>
-  rows.map((row) => ({ ...row, tags: JSON.parse(row.tags) as string[] }));
+  // Only the columns read (a span row holds its content too: copying all of it cost more than the rest).
+  rows.map((row) => ({
+    projectId: row.projectId,
+    startedAt: row.startedAt,
+    status: row.status,
+    contentType: row.contentType,
+    latency: row.latency,
+    model: row.model,
+    provider: row.provider,
+    promptId: row.promptId,
+    deploymentId: row.deploymentId,
+    cost: row.cost,
+    promptTokens: row.promptTokens,
+    completionTokens: row.completionTokens,
+    tags: JSON.parse(row.tags) as string[],
+  }));

@@ -37,6 +37,7 @@ import {
   addToTraceRollups,
   audienceRollupRows,
   audienceSpans,
+  type NewTraceRollups,
   spanRollupRows,
   traceDimensionRollupRows,
   traceRollupRows,
@@ -304,7 +305,7 @@ async function newTracesInserts(
   // Each origin's rows once: the spans of one origin share them (originSplitter).
   const origins = new Set<OriginAttributeRow[]>();
   const queued: Awaited<ReturnType<typeof onlineEvaluationRows>> = [];
-  const audiences: Parameters<typeof audienceRollupRows>[0][number][] = [];
+  const rollups: NewTraceRollups[] = [];
   for (const group of groups.values()) {
     const seen = new Set<string>();
     const unique = group.spans.filter((span) => {
@@ -318,7 +319,15 @@ async function newTracesInserts(
     const rows = unique.map((span) => spanRowOf(owner, span));
     traces.push({ ...trace, spanIds: toJson(rows.map((row) => row.id)), ...totalsOf(rows) });
     spans.push(...rows);
-    audiences.push({ spans: audienceSpans(rows), audience: { ...trace, tags: [] } });
+    rollups.push({
+      projectId: trace.projectId,
+      name: trace.name,
+      startedAt: trace.startedAt,
+      userId: trace.userId,
+      sessionId: trace.sessionId,
+      tags: [],
+      spans: audienceSpans(rows),
+    });
     for (const [index, span] of unique.entries()) {
       const indexRows = spanIndexRows(rows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
       attributes.push(...indexRows.attributes);
@@ -338,14 +347,8 @@ async function newTracesInserts(
     { table: "logAttributes", rows: attributes },
     { table: "logTags", rows: tags },
     { table: "logOriginAttributes", rows: [...origins].flat() },
-    { table: "logSpanRollups", rows: spanRollupRows(spans) },
-    { table: "logTraceRollups", rows: traceRollupRows(traces) },
-    { table: "logSpanDimensionRollups", rows: audienceRollupRows(audiences) },
-    {
-      table: "logTraceDimensionRollups",
-      rows: traceDimensionRollupRows(traces.map((trace) => ({ ...trace, tags: [] }))),
-    },
     ...(queued.length > 0 ? [{ table: "onlineEvaluations" as const, rows: queued }] : []),
+    { table: "newTraceRollups", rows: rollups },
   ];
 }
 

@@ -4,6 +4,7 @@ import {
   addToDimensionRollups,
   addToTraceDimensionRollups,
   audienceRollupRows,
+  inKeyOrder,
   traceDimensionRollupRows,
 } from "../../services/metrics/rollups.ts";
 import type { Dialect } from "../dialect.ts";
@@ -81,11 +82,13 @@ export async function backfillAudienceRollups(db: Kysely<Database>): Promise<voi
       .limit(BACKFILL_PAGE)
       .execute();
     if (spans.length === 0) break;
-    const rows = audienceRollupRows(
-      spans.map((span) => ({
-        spans: [{ ...span, startedAt: Number(span.startedAt), tags: fromJson<string[]>(span.tags) }],
-        audience: { userId: span.userId, sessionId: span.sessionId, tags: fromJson<string[]>(span.traceTags) },
-      })),
+    const rows = inKeyOrder(
+      audienceRollupRows(
+        spans.map((span) => ({
+          spans: [{ ...span, startedAt: Number(span.startedAt), tags: fromJson<string[]>(span.tags) }],
+          audience: { userId: span.userId, sessionId: span.sessionId, tags: fromJson<string[]>(span.traceTags) },
+        })),
+      ),
     );
     await addToDimensionRollups(db, rows);
     after = (spans[spans.length - 1] as { id: string }).id;
