@@ -51,9 +51,9 @@ interface Summary {
 }
 
 /**
- * `row` against `base` round by round (the PAIRED rows, measured back to back): the median of the rounds'
+ * `row` against `base` block by block (the PAIRED rows, measured back to back): the median of the blocks'
  * ratios of expected responses per second, steadier than the ratio of the medians on a machine whose speed
- * drifts from round to round.
+ * drifts from block to block.
  */
 export function pairedRatio(row: Row, base: Row): number {
   return median(
@@ -171,7 +171,7 @@ export function printLimiterOverhead(
     for (const scenario of storeScenarios) {
       const shared = rowOf(run.store, scenario);
       if (shared.samples.length > 0)
-        requests += median(shared.samples.map((sample) => sample.rps)) * scenario.seconds * ROUNDS;
+        requests += median(shared.samples.map((sample) => sample.rps)) * scenario.seconds * shared.samples.length;
       if (!LIMITER_SCENARIOS.includes(scenario.id)) continue;
       const local = rowOf(processTarget(run.store), scenario);
       if (shared.samples.length === 0 || local.samples.length === 0) continue;
@@ -273,7 +273,7 @@ export function printTargets(
         store,
         "(e) OTLP spans/s at 50 connections ≥ 0.8 × (b)",
         ratio >= 0.8,
-        `${ratio.toFixed(2)} × (b), median of the rounds' ratios (medians ${thousands(e50.okPerSecond * SPANS_PER_TRACE)} ` +
+        `${ratio.toFixed(2)} × (b), median of the blocks' ratios (medians ${thousands(e50.okPerSecond * SPANS_PER_TRACE)} ` +
           `against ${thousands(b50.okPerSecond * SPANS_PER_TRACE)} spans/s)`,
       );
     } else check(store, "(e) OTLP spans/s at 50 connections ≥ 0.8 × (b)", undefined, "not measured");
@@ -371,20 +371,20 @@ export function printMaskingOverhead(stores: StoreName[], rowOf: (target: string
       const b = summarize(on);
       return [
         `  ${store}: off ${thousands(a.rps)} req/s, on ${thousands(b.rps)} req/s, on/off ${fixed(pairedRatio(on, off), 2)} ` +
-          `(median of the rounds' ratios); p99 ${fixed(a.p99, 2)} / ${fixed(b.p99, 2)} ms`,
+          `(median of the blocks' ratios); p99 ${fixed(a.p99, 2)} / ${fixed(b.p99, 2)} ms`,
       ];
     },
   );
 }
 
 /**
- * (e) against (b) at 50 connections, per database (ADR 0013): spans stored per second round by round, and the
+ * (e) against (b) at 50 connections, per database (ADR 0013): spans stored per second block by block, and the
  * CPU each stored span took in the server and in the database, whose difference is what OTLP's decoding and
  * mapping add per span.
  */
 export function printOtlpOverhead(stores: StoreName[], rowOf: (target: string, scenario: Scenario) => Row) {
   printAgainstNative(
-    "OTLP ingestion (ADR 0013): POST /otel/v1/traces protobuf (e) vs POST /logs/trace (b), c50, round by round",
+    "OTLP ingestion (ADR 0013): POST /otel/v1/traces protobuf (e) vs POST /logs/trace (b), c50, block by block",
     "e.c50",
     stores,
     rowOf,
@@ -396,7 +396,7 @@ export function printOtlpOverhead(stores: StoreName[], rowOf: (target: string, s
       const cb = cpuPerSpan(b);
       const ce = cpuPerSpan(e);
       return [
-        `  ${store}: spans/s per round (b) ${spansPerSecond(b).join(" / ")}, (e) ${spansPerSecond(e).join(" / ")}; ` +
+        `  ${store}: spans/s per block (b) ${spansPerSecond(b).join(" / ")}, (e) ${spansPerSecond(e).join(" / ")}; ` +
           `(e)/(b) ${ratios.join(" / ")}, median ${fixed(pairedRatio(e, b), 2)}`,
         `  ${store}: CPU per span stored, server + database: (b) ${fixed(cb.server, 0)} + ${fixed(cb.database, 0)} µs, ` +
           `(e) ${fixed(ce.server, 0)} + ${fixed(ce.database, 0)} µs; OTLP adds ${fixed(ce.server - cb.server, 0)} µs ` +

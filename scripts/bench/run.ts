@@ -52,7 +52,14 @@ import {
   summarize,
 } from "./report.ts";
 import { measureRetention, printRetention, type RetentionResult } from "./retention.ts";
-import { ceilingScenarios, LIMITER_SCENARIOS, PAIRED, type Scenario, storeScenarios } from "./scenarios.ts";
+import {
+  ceilingScenarios,
+  LIMITER_SCENARIOS,
+  PAIRED,
+  PAIRED_BLOCKS,
+  type Scenario,
+  storeScenarios,
+} from "./scenarios.ts";
 import { rateLimitTakes, type StoreRun, setUpCeilings, setUpStore } from "./setup.ts";
 import {
   measurePartitionRetention,
@@ -222,10 +229,12 @@ async function benchLogs() {
         for (const scenario of storeScenarios) {
           if (!PAIRED.includes(scenario.id)) await measureScenario(scenario);
           else if (scenario.id === PAIRED[0]) {
-            // The paired rows back to back, the order rotated from round to round.
+            // The paired rows back to back, in blocks whose order rotates from block to block.
             const paired = PAIRED.map((id) => storeScenarios.find((s) => s.id === id) as Scenario);
-            const shift = (round - 1) % paired.length;
-            for (const next of [...paired.slice(shift), ...paired.slice(0, shift)]) await measureScenario(next);
+            for (let block = 0; block < PAIRED_BLOCKS; block++) {
+              const shift = ((round - 1) * PAIRED_BLOCKS + block) % paired.length;
+              for (const next of [...paired.slice(shift), ...paired.slice(0, shift)]) await measureScenario(next);
+            }
           }
         }
       }

@@ -8,9 +8,9 @@
  * (g) POST /logs/trace as (b) at 50 connections into a project with masking rules (every built-in detector and a
  *     custom pattern), to compare with (b) in the same round;
  * (e) the same trace as OTLP protobuf at 50 connections, to compare with (b) in the same round.
- * (b), (e) and (g) at 50 connections form a group (PAIRED): measured back to back, their order rotated from round
- * to round, so that each round's (e)/(b) and (g)/(b) compare loads a few seconds apart on the same database;
- * their ratios are the median of the rounds' ratios (report.ts).
+ * (b), (e) and (g) at 50 connections form a group (PAIRED): measured back to back PAIRED_BLOCKS times a round,
+ * their order rotated from block to block, so that each block's (e)/(b) and (g)/(b) compare loads a few seconds
+ * apart on the same database; their ratios are the median of the blocks' ratios (report.ts).
  * and after the rounds (f) the export (export.ts), (h) retention deleting half the seeded project (retention.ts)
  * and, on PostgreSQL, by rows vs by dropped partitions over a seed of its own (span-partitions.ts).
  * next to the two ceilings, (a) a bare Hono route and (v) the POST /logs/trace route with validation only.
@@ -38,8 +38,10 @@ export interface Scenario {
   masked?: boolean;
 }
 
-/** The rows measured back to back in an order rotated from round to round, compared round by round with (b). */
+/** The rows measured back to back in an order rotated from block to block, compared block by block with (b). */
 export const PAIRED = ["b.c50", "e.c50", "g.c50"];
+/** How often a round measures the PAIRED rows: the ratios' median needs more pairs than the rounds give. */
+export const PAIRED_BLOCKS = 2;
 
 /** The rules of the masked writes: every built-in detector and a custom pattern. */
 export const MASKING_RULES = [
