@@ -60,6 +60,9 @@ export const SCORE_ROLLUP_KEY = ["projectId", "bucketSize", "bucketStart", "scor
 
 const bucketStart = (time: number, size: BucketSize) => Math.floor(time / BUCKET_MS[size]) * BUCKET_MS[size];
 
+/** A new rollup row's sums, before its deltas are added (its histogram text is written once they are). */
+const noSums = () => ({ spanCount: 0, failedSpans: 0, cost: 0, inputTokens: 0, outputTokens: 0, latencyHistogram: "" });
+
 const keyOf = (row: Record<string, unknown>, columns: readonly string[]) =>
   JSON.stringify(columns.map((column) => row[column]));
 
@@ -85,12 +88,7 @@ export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] 
           promptId: span.promptId ?? "",
           deploymentId: span.deploymentId ?? "",
           contentType: span.contentType,
-          spanCount: 0,
-          failedSpans: 0,
-          cost: 0,
-          inputTokens: 0,
-          outputTokens: 0,
-          latencyHistogram: "",
+          ...noSums(),
         },
         histogram: new DeltaHistogram(),
       }));
@@ -256,12 +254,7 @@ export function dimensionRollupRows(
             bucketStart: row.bucketStart,
             dimension,
             value,
-            spanCount: 0,
-            failedSpans: 0,
-            cost: 0,
-            inputTokens: 0,
-            outputTokens: 0,
-            latencyHistogram: "",
+            ...noSums(),
           },
           histogram: emptyHistogram(),
         };
@@ -457,12 +450,7 @@ export function audienceRollupRows(
           bucketStart: start,
           dimension: pair.slice(0, split) as AudienceDimension,
           value: pair.slice(split + 1),
-          spanCount: 0,
-          failedSpans: 0,
-          cost: 0,
-          inputTokens: 0,
-          outputTokens: 0,
-          latencyHistogram: "",
+          ...noSums(),
         },
         histogram: new DeltaHistogram(),
       };
