@@ -165,3 +165,39 @@ export async function countRows(h: Harness, table: "logTraces" | "logSpans", pro
 
 /** A string whose compact JSON form is `bytes` long (ASCII). */
 export const jsonTextOfBytes = (bytes: number) => JSON.stringify("x".repeat(bytes - 2));
+
+/**
+ * A trace named `label` at `startedAt` with two spans, attributes and tags on all three (for retention and
+ * partition tests); with `referenceId`, the trace and its spans carry reference ids derived from it.
+ */
+export function datedTrace(
+  h: Harness,
+  projectId: string,
+  startedAt: number,
+  label: string,
+  referenceId?: string,
+): Body {
+  const span = (offset: number): Body => ({
+    name: `${label}-span-${offset}`,
+    status: "success",
+    startedAt: startedAt + offset,
+    endedAt: startedAt + offset + 10,
+    content: { type: "Tool", input: '{"q":1}', output: '{"a":2}' },
+    attributes: { label, step: offset },
+    tags: [label, "step"],
+    ...(referenceId && { referenceId: `${referenceId}-span-${offset}` }),
+  });
+  return traceBody(
+    h,
+    {
+      name: label,
+      startedAt,
+      endedAt: startedAt + 1000,
+      attributes: { label },
+      tags: [label, "kept-tag"],
+      ...(referenceId && { referenceId }),
+    },
+    [span(1), span(2)],
+    projectId,
+  );
+}

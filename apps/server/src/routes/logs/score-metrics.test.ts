@@ -9,20 +9,10 @@ import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { type Body, newProject } from "../../testing/log-write-fixtures.ts";
 import { createScores, scoredTrace } from "../../testing/score-fixtures.ts";
+import { seededRandom } from "../../testing/seeded-random.ts";
 
 const MINUTE = 60_000;
 const query = (h: Harness, body: Body) => h.request("POST", "/logs/metrics", { body });
-
-/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed;
-  return () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
 
 interface RawScore {
   id: string;
@@ -72,7 +62,7 @@ describeEachStore("log metrics: score measures", (use) => {
     const h = use();
     const projectId = await newProject(h);
     const { traceId, spanId } = await scoredTrace(h, projectId);
-    const next = random(18);
+    const next = seededRandom(18).next;
     const from = h.now();
     const raw: RawScore[] = [];
     for (let batch = 0; batch < 6; batch += 1) {

@@ -10,6 +10,7 @@ import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
 import { type Body, createTrace, newProject, patchTrace, postSpan, T0 } from "../../testing/log-write-fixtures.ts";
 import { hexId, jsonRequest, sendOtlp } from "../../testing/otel-fixtures.ts";
+import { seededRandom } from "../../testing/seeded-random.ts";
 
 const HOUR = 3_600_000;
 const QUANTILES = { latencyP50: 0.5, latencyP90: 0.9, latencyP95: 0.95, latencyP99: 0.99 } as const;
@@ -34,25 +35,8 @@ async function metrics(h: Harness, body: Body) {
   return reply.body;
 }
 
-/** mulberry32, so a failing case can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  return {
-    next,
-    int: (below: number) => Math.floor(next() * below),
-    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T,
-    some: <T>(items: readonly T[]) => items.filter(() => next() < 0.4),
-  };
-}
-
 /** A native span: a Model span with tokens and cost, or a tool step; random own tags. */
-function randomSpan(r: ReturnType<typeof random>, startedAt: number): Body {
+function randomSpan(r: ReturnType<typeof seededRandom>, startedAt: number): Body {
   const begin = startedAt + r.int(5_000);
   const latency = 1 + Math.floor(10 ** (r.next() * 4.5));
   const status = r.pick(["success", "success", "failure"]);
@@ -86,7 +70,7 @@ function randomSpan(r: ReturnType<typeof random>, startedAt: number): Body {
  * on the root span, sent after its children were counted.
  */
 async function randomLogs(h: Harness, projectId: string, seed: number): Promise<void> {
-  const r = random(seed);
+  const r = seededRandom(seed);
   for (let index = 0; index < 16; index += 1) {
     const startedAt = T0 + r.int(3 * HOUR);
     if (r.next() < 0.25) {

@@ -15,6 +15,7 @@ import {
   T0,
 } from "../../testing/log-write-fixtures.ts";
 import { hexId, jsonRequest, sendOtlp } from "../../testing/otel-fixtures.ts";
+import { seededRandom } from "../../testing/seeded-random.ts";
 
 const HOUR = 3_600_000;
 const MINUTE = 60_000;
@@ -34,22 +35,6 @@ async function metrics(h: Harness, body: Body) {
   const reply = await query(h, body);
   expect(reply.status, JSON.stringify(reply.body)).toBe(200);
   return reply.body;
-}
-
-/** A small deterministic generator (mulberry32), so a failing case can be replayed from its seed. */
-function random(seed: number) {
-  let state = seed;
-  const next = () => {
-    state = (state + 0x6d2b79f5) | 0;
-    let t = Math.imul(state ^ (state >>> 15), 1 | state);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-  return {
-    next,
-    int: (below: number) => Math.floor(next() * below),
-    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T,
-  };
 }
 
 const MODELS = [
@@ -73,7 +58,7 @@ interface RawSpan {
 
 /** Random traces over three hours through POST /logs/trace and POST /logs/span; the spans as stored. */
 async function randomLogs(h: Harness, projectId: string, seed: number, prompts: string[]): Promise<RawSpan[]> {
-  const r = random(seed);
+  const r = seededRandom(seed);
   for (let trace = 0; trace < 24; trace += 1) {
     const startedAt = T0 + r.int(3 * HOUR);
     const span = (): Body => {

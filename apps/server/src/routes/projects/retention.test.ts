@@ -5,35 +5,8 @@
 import { expect, it } from "vitest";
 import { DAY_MS } from "../../services/retention/delete-expired-logs.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import {
-  type Body,
-  createTrace,
-  newProject,
-  postSpan,
-  postTrace,
-  T0,
-  traceBody,
-} from "../../testing/log-write-fixtures.ts";
+import { createTrace, datedTrace, newProject, postSpan, postTrace, T0 } from "../../testing/log-write-fixtures.ts";
 import { RetentionSweeper } from "../../worker/retention-sweeper.ts";
-
-/** A trace at `startedAt` with two spans, attributes and tags on all three. */
-function datedTrace(h: Harness, projectId: string, startedAt: number, label: string): Body {
-  const span = (offset: number): Body => ({
-    name: `${label}-span-${offset}`,
-    status: "success",
-    startedAt: startedAt + offset,
-    endedAt: startedAt + offset + 10,
-    content: { type: "Tool", input: '{"q":1}', output: '{"a":2}' },
-    attributes: { label, step: offset },
-    tags: [label, "step"],
-  });
-  return traceBody(
-    h,
-    { name: label, startedAt, endedAt: startedAt + 1000, attributes: { label }, tags: [label, "kept-tag"] },
-    [span(1), span(2)],
-    projectId,
-  );
-}
 
 /** Every log row of the project, by table. */
 async function rowCounts(h: Harness, projectId: string) {

@@ -10,37 +10,10 @@ import { DAY_MS } from "../../services/retention/delete-expired-logs.ts";
 import { partitionName } from "../../store/span-partitions.ts";
 import { expectError } from "../../testing/expect-error.ts";
 import { describeEachStore, type Harness } from "../../testing/harness.ts";
-import { type Body, createTrace, newProject, postTrace, traceBody } from "../../testing/log-write-fixtures.ts";
+import { type Body, createTrace, datedTrace, newProject, postTrace } from "../../testing/log-write-fixtures.ts";
 import { explain, recordingApp } from "../../testing/query-plans.ts";
 import { createScores } from "../../testing/score-fixtures.ts";
 import { RetentionSweeper } from "../../worker/retention-sweeper.ts";
-
-/** A trace of `label` at `startedAt` with two spans, attributes and tags on all three. */
-function datedTrace(h: Harness, projectId: string, startedAt: number, label: string, referenceId?: string): Body {
-  const span = (offset: number): Body => ({
-    name: `${label}-span-${offset}`,
-    status: "success",
-    startedAt: startedAt + offset,
-    endedAt: startedAt + offset + 10,
-    content: { type: "Tool", input: '{"q":1}', output: '{"a":2}' },
-    attributes: { label, step: offset },
-    tags: [label, "step"],
-    ...(referenceId && { referenceId: `${referenceId}-span-${offset}` }),
-  });
-  return traceBody(
-    h,
-    {
-      name: label,
-      startedAt,
-      endedAt: startedAt + 1000,
-      attributes: { label },
-      tags: [label, "kept-tag"],
-      ...(referenceId && { referenceId }),
-    },
-    [span(1), span(2)],
-    projectId,
-  );
-}
 
 /** The day partitions of `logSpans` (none on SQLite). */
 async function partitions(h: Harness): Promise<string[]> {
