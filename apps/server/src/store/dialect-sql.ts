@@ -1,6 +1,7 @@
 /**
- * What the two databases spell differently, for the queries of services and workers: row locks and JSON
- * functions. Each adapter supplies one of these, so no code outside `store/` asks which database it is on.
+ * What the two databases spell differently, for the queries of services and workers: row locks, JSON
+ * functions, and a lookup whose plan must not depend on PostgreSQL's statistics. Each adapter supplies one of
+ * these, so no code outside `store/` asks which database it is on.
  */
 import { type Expression, type RawBuilder, type SelectQueryBuilder, sql } from "kysely";
 
@@ -33,6 +34,14 @@ export interface DialectSql {
   json: JsonText;
   /** The aggregate joining a group's texts with `separator` (SQLite's group_concat, PostgreSQL's string_agg). */
   joinedTexts(text: Expression<string>, separator: string): RawBuilder<string>;
+  /**
+   * The referenceIds among `references` (at most a few hundred) that name a trace of the project: one probe
+   * of its unique reference index each. On PostgreSQL, `"referenceId" in (…)` is a list the planner may read
+   * as a filter over every trace of the project instead, which it does when its statistics say the project
+   * has almost none (a project that began receiving traces since the last ANALYZE): each write batch then read
+   * all of them (ADR 0013). A lateral probe per reference has no such plan.
+   */
+  storedTraceReferences(projectId: string, references: readonly string[]): RawBuilder<{ referenceId: string }>;
 }
 
 const unchanged: Lock = (query) => query;
@@ -45,6 +54,9 @@ export const sqliteSql: DialectSql = {
     withoutMember: (text, key) => sql<string>`json_remove(${text}, ${`$."${key}"`})`,
   },
   joinedTexts: (text, separator) => sql<string>`group_concat(${text}, ${separator})`,
+  storedTraceReferences: (projectId, references) => sql<{ referenceId: string }>`
+    select "referenceId" from "logTraces"
+    where "projectId" = ${projectId} and "referenceId" in (${sql.join(references)})`,
 };
 
 /** A NUL character as JSON.stringify writes it. */
@@ -62,4 +74,11 @@ export const postgresSql: DialectSql = {
     withoutMember: (text, key) => sql<string>`(${text}::jsonb - ${key})::text`,
   },
   joinedTexts: (text, separator) => sql<string>`string_agg(${text}, ${separator})`,
+  storedTraceReferences: (projectId, references) => sql<{ referenceId: string }>`
+    select probe."referenceId" from unnest(cast(${references} as text[])) as probe("referenceId")
+    cross join lateral (
+      select 1 from "logTraces"
+      where "logTraces"."projectId" = ${projectId} and "logTraces"."referenceId" = probe."referenceId"
+      limit 1
+    ) as stored`,
 };

@@ -121,17 +121,22 @@ export function checkContent(
 /**
  * `checkContent` for a content object the server built itself (the OTLP mapping), whose JSON-text fields are
  * JSON.stringify's output and so known to parse: the same result without parsing them again. `output` is what
- * its `output` field parses to, as far as the summary reads it (a Model's `tokenUsage`).
+ * its `output` field parses to, as far as the summary reads it (a Model's `tokenUsage`); `json`, when given, is
+ * `JSON.stringify(content)` written by the caller.
  */
-export function checkBuiltContent(content: Content, output: unknown): CheckedContent {
-  return summarize(content, output, undefined);
+export function checkBuiltContent(content: Content, output: unknown, json?: string): CheckedContent {
+  return summarize(content, output, undefined, json);
 }
 
 /** The stored form and the search columns of a content whose JSON-text fields parsed (`output`: its output's value). */
-function summarize(content: Content, output: unknown, sentBytes: number | undefined): CheckedContent {
+function summarize(
+  content: Content,
+  output: unknown,
+  sentBytes: number | undefined,
+  json = JSON.stringify(content),
+): CheckedContent {
   const record = content as Record<string, unknown>;
 
-  const json = JSON.stringify(content);
   const checked: CheckedContent = {
     json,
     type: content.type,

@@ -336,7 +336,7 @@ export class WriteBatcher {
         const results: (Outcome | undefined)[] = jobs.map(() => undefined);
         merged = false;
         // Jobs whose new trace turns out to exist run their other work, after the inserts that may create it.
-        const attaching = await attachingJobs(trx, jobs);
+        const attaching = await attachingJobs(trx, this.store, jobs);
         inserting = jobs.flatMap((job, index) => (job.inserts && !attaching.has(index) ? [index] : []));
         if (inserting.length > 1) {
           const rows = mergeInserts(inserting.map((index) => jobs[index]?.inserts as Inserts));
@@ -399,7 +399,7 @@ const PROBE_CHUNK = 500;
  * The jobs of a batch (indexes) whose new traces exist: stored already (one read per project for the whole
  * batch, in its transaction), or created by an earlier job of the batch.
  */
-async function attachingJobs(db: Kysely<Database>, jobs: readonly Job[]): Promise<Set<number>> {
+async function attachingJobs(db: Kysely<Database>, store: Store, jobs: readonly Job[]): Promise<Set<number>> {
   const attaching = new Set<number>();
   const byProject = new Map<string, Set<string>>();
   for (const job of jobs) {
@@ -414,12 +414,7 @@ async function attachingJobs(db: Kysely<Database>, jobs: readonly Job[]): Promis
   for (const [projectId, references] of byProject) {
     const all = [...references];
     for (let at = 0; at < all.length; at += PROBE_CHUNK) {
-      const rows = await db
-        .selectFrom("logTraces")
-        .select("referenceId")
-        .where("projectId", "=", projectId)
-        .where("referenceId", "in", all.slice(at, at + PROBE_CHUNK))
-        .execute();
+      const { rows } = await store.sql.storedTraceReferences(projectId, all.slice(at, at + PROBE_CHUNK)).execute(db);
       for (const row of rows) exists.add(`${projectId}\n${row.referenceId}`);
     }
   }

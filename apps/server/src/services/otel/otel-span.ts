@@ -9,6 +9,7 @@ import type { ErrorDetail } from "../../errors.ts";
 import type { SpanInput } from "../logs/log-rows.ts";
 import { type CheckedContent, checkBuiltContent, checkContent } from "../logs/span-content.ts";
 import { priceOf } from "../models/price-table.ts";
+import { type JsonText, jsonText } from "./content-json.ts";
 import { AttributeReader, classify, modelFields, plain, stepFields, withoutNul } from "./conventions.ts";
 
 /** LogAttributes' bounds: 100 keys of 1–256 characters, text values of at most 4,096 characters. */
@@ -206,6 +207,9 @@ export function mapSpan(
   // What the content's output parses to, as far as the check reads it (a Model's tokenUsage, through JSON as the
   // parse would give it): the output just built is not parsed again.
   let parsedOutput: unknown;
+  // A Model content's input and output with their form in the stored JSON (content-json.ts), while unchanged.
+  let modelInput: JsonText | undefined;
+  let modelOutput: JsonText | undefined;
   if (type === "Model") {
     const fields = modelFields(reader, span.events);
     const usage = fields.output.tokenUsage;
@@ -217,16 +221,29 @@ export function mapSpan(
         ? (usage.promptTokens * price.inputPerMillion + usage.completionTokens * price.outputPerMillion) / 1_000_000
         : undefined);
     const variables = variablesOf(reader, span.attributes);
+    modelInput = jsonText(fields.input);
+    modelOutput = jsonText(fields.output);
     content = {
       type,
       provider: fields.provider,
       model: fields.model,
-      input: JSON.stringify(fields.input),
-      output: JSON.stringify(fields.output),
+      input: modelInput.text,
+      output: modelOutput.text,
       ...(cost !== undefined && { cost }),
       ...(variables !== undefined && { variables }),
     };
-    parsedOutput = usage === undefined ? {} : { tokenUsage: JSON.parse(JSON.stringify(usage)) as unknown };
+    // Counts as JSON text gives them back: finite, non-negative numbers, -0 read as 0.
+    const parsed = (count: number) => (count === 0 ? 0 : count);
+    parsedOutput =
+      usage === undefined
+        ? {}
+        : {
+            tokenUsage: {
+              promptTokens: parsed(usage.promptTokens),
+              completionTokens: parsed(usage.completionTokens),
+              totalTokens: parsed(usage.totalTokens),
+            },
+          };
   } else {
     content = { type, ...stepFields(reader, type) };
   }
@@ -275,10 +292,15 @@ export function mapSpan(
         ? { ...input, otel }
         : { value: input, otel };
     content.input = JSON.stringify(merged);
+    modelInput = undefined;
   }
 
   // Built here, its input and output JSON.stringify's: valid JSON text, so checkContent's parse is skipped.
-  let checked = checkBuiltContent(content as schemas.LogSpanContent, parsedOutput);
+  let checked = checkBuiltContent(
+    content as schemas.LogSpanContent,
+    parsedOutput,
+    modelInput && modelOutput && modelContentJson(content, modelInput, modelOutput),
+  );
   if (checked.tooLarge) {
     content = truncated(content);
     checked = check(content);
@@ -308,6 +330,18 @@ export function mapSpan(
     ...(promptReference !== undefined && { promptReference }),
     ...(deploymentReference !== undefined && { deploymentReference }),
   };
+}
+
+/**
+ * JSON.stringify(content) of a Model content as mapSpan builds it (its keys in that order), with its input and
+ * output written from their quoted forms rather than escaped again.
+ */
+function modelContentJson(content: Record<string, unknown>, input: JsonText, output: JsonText): string {
+  let json = `{"type":"Model","provider":${JSON.stringify(content.provider)},"model":${JSON.stringify(content.model)}`;
+  json += `,"input":${input.quoted},"output":${output.quoted}`;
+  if (content.cost !== undefined) json += `,"cost":${JSON.stringify(content.cost)}`;
+  if (content.variables !== undefined) json += `,"variables":${JSON.stringify(content.variables)}`;
+  return `${json}}`;
 }
 
 function check(content: Record<string, unknown>): CheckedContent {
