@@ -1,8 +1,8 @@
 /**
  * Seeds a project with log data for the search benchmark: `spans` spans in traces of 5, spread over 30 days,
  * written straight through the store (Kysely) in big transactions — far faster than the HTTP API, with the
- * rows the write path stores (on PostgreSQL in the days' partitions): the trace aggregates, the content as
- * compact JSON, the indexed `logAttributes` / `logTags` rows of every trace and span, and the metrics rollups.
+ * rows the write path stores: the trace aggregates, the content as compact JSON, the indexed
+ * `logAttributes` / `logTags` rows of every trace and span, and the metrics rollups.
  *
  * The data is regular, so that the benchmark's searches have known selectivity:
  * - trace names cycle support-chat / checkout-flow / sales-chat ("chat" matches 2 in 3);
@@ -174,9 +174,6 @@ export async function seedSpans(store: Store, options: SeedOptions): Promise<See
   const insertAll = bulkInserter(store);
   const perTransaction = options.tracesPerTransaction ?? 10_000;
   let spansWritten = 0;
-  // A server that has run through these days made each one's partition ahead of time (PostgreSQL, ADR 0027):
-  // the seeded spans go to them, as its spans did, not to the DEFAULT partitions.
-  await store.spanPartitions?.prepare(from, from + SEED_DAYS * DAY);
 
   for (let first = 0; first < traceCount; first += perTransaction) {
     const traces: Trace[] = [];
