@@ -100,6 +100,15 @@ export class DeltaHistogram {
   }
 }
 
+/**
+ * One instance for the life of the process (exported so that the module keeps it: nothing reads it). V8's
+ * optimized code holds the hidden classes it was specialized on weakly: once no instance of this class was alive
+ * (between write batches), a full collection freed its hidden class and threw away the optimized rollup builders
+ * with it, which then ran unoptimized until V8 optimized them again; under `pnpm bench`'s collection before
+ * every round of (r), every round (ADR 0017).
+ */
+export const LIVE_DELTA_HISTOGRAM = new DeltaHistogram();
+
 /** Latencies are whole milliseconds, and a span ends after it starts: ≥ 1. Anything less is counted as 1 ms. */
 export function bucketOf(latency: number): number {
   return Math.ceil(Math.log(Math.max(latency, 1)) / LOG_GAMMA);

@@ -60,8 +60,31 @@ export const SCORE_ROLLUP_KEY = ["projectId", "bucketSize", "bucketStart", "scor
 
 const bucketStart = (time: number, size: BucketSize) => Math.floor(time / BUCKET_MS[size]) * BUCKET_MS[size];
 
-/** A new rollup row's sums, before its deltas are added (its histogram text is written once they are). */
-const noSums = () => ({ spanCount: 0, failedSpans: 0, cost: 0, inputTokens: 0, outputTokens: 0, latencyHistogram: "" });
+/**
+ * A new per-dimension row, its sums 0 before its deltas are added (its histogram text is written once they are).
+ * Rows are whole object literals, not spread from a shared one: V8 keeps a literal's hidden class for as long as
+ * the function lives, while one built by spreading lives only while some row of it does, and the optimized
+ * builders were thrown away with it at every full collection (as for `DeltaHistogram`, latency-histogram.ts).
+ */
+const newDimensionRow = (
+  projectId: string,
+  bucketSize: DimensionRollupRow["bucketSize"],
+  start: number,
+  dimension: DimensionRollupRow["dimension"],
+  value: string,
+): DimensionRollupRow => ({
+  projectId,
+  bucketSize,
+  bucketStart: start,
+  dimension,
+  value,
+  spanCount: 0,
+  failedSpans: 0,
+  cost: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  latencyHistogram: "",
+});
 
 const keyOf = (row: Record<string, unknown>, columns: readonly string[]) =>
   JSON.stringify(columns.map((column) => row[column]));
@@ -89,7 +112,12 @@ export function spanRollupRows(spans: readonly RolledUpSpan[]): SpanRollupRow[] 
           promptId: span.promptId ?? "",
           deploymentId: span.deploymentId ?? "",
           contentType: span.contentType,
-          ...noSums(),
+          spanCount: 0,
+          failedSpans: 0,
+          cost: 0,
+          inputTokens: 0,
+          outputTokens: 0,
+          latencyHistogram: "",
         },
         histogram: new DeltaHistogram(),
       }));
@@ -328,14 +356,7 @@ export function dimensionRollupRows(
       let entry = byKey.get(id);
       if (!entry) {
         entry = {
-          row: {
-            projectId: row.projectId,
-            bucketSize: row.bucketSize,
-            bucketStart: row.bucketStart,
-            dimension,
-            value,
-            ...noSums(),
-          },
+          row: newDimensionRow(row.projectId, row.bucketSize, row.bucketStart as number, dimension, value),
           histogram: emptyHistogram(),
         };
         byKey.set(id, entry);
@@ -495,14 +516,13 @@ export function audienceRollupRows(
     if (!entry) {
       const split = pair.indexOf("\n");
       entry = {
-        row: {
+        row: newDimensionRow(
           projectId,
           bucketSize,
-          bucketStart: start,
-          dimension: pair.slice(0, split) as AudienceDimension,
-          value: pair.slice(split + 1),
-          ...noSums(),
-        },
+          start,
+          pair.slice(0, split) as AudienceDimension,
+          pair.slice(split + 1),
+        ),
         histogram: new DeltaHistogram(),
       };
       byKey.set(id, entry);
