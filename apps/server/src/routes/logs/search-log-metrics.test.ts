@@ -478,6 +478,13 @@ describeEachStore("searchLogMetrics", (use) => {
     expect(Math.abs(point.values.latencyP50 - 10)).toBeLessThanOrEqual(0.2);
     expect(Math.abs(point.values.latencyP99 - 1_000)).toBeLessThanOrEqual(20);
     expect(latencies.groups[0].totals).toEqual(point.values);
+    // Asked in any order, each percentile is the same.
+    const reversed = await metrics(h, {
+      ...window,
+      metrics: ["latencyP99", "latencyP50"],
+      deploymentEnvironmentId: production,
+    });
+    expect(reversed.groups[0].series[0].values).toEqual(point.values);
     const stagedOnly = await metrics(h, { ...window, deploymentEnvironmentId: staging });
     expect(stagedOnly.groups[0].totals).toEqual({ spanCount: 1 });
     // An environment nothing is deployed to has no spans.

@@ -128,6 +128,13 @@ export function checkBuiltContent(content: Content, output: unknown, json?: stri
   return summarize(content, output, undefined, json);
 }
 
+/**
+ * Whether `text` takes more than MAX_CONTENT_BYTES in UTF-8. A UTF-16 code unit takes at most 3 bytes, so most
+ * texts are judged by their length alone, without being encoded.
+ */
+const overContentLimit = (text: string) =>
+  text.length * 3 > MAX_CONTENT_BYTES && Buffer.byteLength(text, "utf8") > MAX_CONTENT_BYTES;
+
 /** The stored form and the search columns of a content whose JSON-text fields parsed (`output`: its output's value). */
 function summarize(
   content: Content,
@@ -141,7 +148,7 @@ function summarize(
     json,
     type: content.type,
     // The form sent counts; the stored form is checked too, so a stored content never exceeds the limit.
-    tooLarge: (sentBytes ?? 0) > MAX_CONTENT_BYTES || Buffer.byteLength(json, "utf8") > MAX_CONTENT_BYTES,
+    tooLarge: (sentBytes ?? 0) > MAX_CONTENT_BYTES || overContentLimit(json),
     model: null,
     provider: null,
     cost: null,

@@ -342,6 +342,7 @@ function answer(groups: Groups, count: (sums: Sums) => number, { bucket, from, t
   const ordered = [...groups.entries()]
     .filter(([, group]) => count(group.totals) > 0)
     .sort(([a, left], [b, right]) => count(right.totals) - count(left.totals) || (a < b ? -1 : a > b ? 1 : 0));
+  const valuesOf = valuesReader(metrics);
   const point = new Histogram();
   return {
     bucket,
@@ -349,16 +350,18 @@ function answer(groups: Groups, count: (sums: Sums) => number, { bucket, from, t
     to,
     groups: ordered.slice(0, MAX_GROUPS).map(([, group]) => {
       const totals = new Histogram();
-      const series = [...group.series.entries()]
-        .filter(([, sums]) => count(sums) > 0)
-        .sort(([a], [b]) => a - b)
-        .map(([start, sums]) => {
-          point.clear();
-          for (const text of sums.histogramTexts) addHistogramText(point, text);
-          addHistogram(totals, point);
-          return { start, values: valuesOf(sums, point, metrics) };
-        });
-      return { key: group.key, totals: valuesOf(group.totals, totals, metrics), series };
+      // Points were added in the order of the rows, which is mostly the buckets' already.
+      const starts = [...group.series.keys()].sort((a, b) => a - b);
+      const series: { start: number; values: Values }[] = [];
+      for (const start of starts) {
+        const sums = group.series.get(start) as Sums;
+        if (count(sums) <= 0) continue;
+        point.clear();
+        for (const text of sums.histogramTexts) addHistogramText(point, text);
+        addHistogram(totals, point);
+        series.push({ start, values: valuesOf(sums, point) });
+      }
+      return { key: group.key, totals: valuesOf(group.totals, totals), series };
     }),
     truncated: ordered.length > MAX_GROUPS,
   };
@@ -462,27 +465,48 @@ async function environmentsOf(
   return new Map(deployments.map((row) => [row.id, row.deploymentEnvironmentId]));
 }
 
-function valuesOf(sums: Sums, histogram: Histogram, metrics: readonly MetricName[]): Values {
-  const values: Values = {};
+/** The values of the asked metrics of a group or point, its percentiles read off its merged histogram. */
+function valuesReader(metrics: readonly MetricName[]): (sums: Sums, histogram: Histogram) => Values {
   const wanted = metrics.filter((metric) => metric in PERCENTILES) as (keyof typeof PERCENTILES)[];
-  const read = percentiles(
-    histogram,
-    wanted.map((metric) => PERCENTILES[metric]),
-  );
-  wanted.forEach((metric, index) => {
-    values[metric] = read[index] ?? null;
-  });
-  for (const metric of metrics) {
-    if (metric === "traceCount") values.traceCount = sums.traceCount;
-    if (metric === "spanCount") values.spanCount = sums.spanCount;
-    if (metric === "errorRate") values.errorRate = sums.spanCount === 0 ? null : sums.failedSpans / sums.spanCount;
-    if (metric === "cost") values.cost = sums.cost;
-    if (metric === "inputTokens") values.inputTokens = sums.inputTokens;
-    if (metric === "outputTokens") values.outputTokens = sums.outputTokens;
-    if (metric === "scoreCount") values.scoreCount = sums.scoreCount;
-    if (metric === "scoreAverage") values.scoreAverage = sums.scoreCount === 0 ? null : sums.scoreSum / sums.scoreCount;
-  }
-  return values;
+  const quantiles = wanted.map((metric) => PERCENTILES[metric]);
+  return (sums, histogram) => {
+    const values: Values = {};
+    if (wanted.length > 0) {
+      const read = percentiles(histogram, quantiles);
+      for (let index = 0; index < wanted.length; index++) {
+        values[wanted[index] as keyof typeof PERCENTILES] = read[index] ?? null;
+      }
+    }
+    for (const metric of metrics) {
+      switch (metric) {
+        case "traceCount":
+          values.traceCount = sums.traceCount;
+          break;
+        case "spanCount":
+          values.spanCount = sums.spanCount;
+          break;
+        case "errorRate":
+          values.errorRate = sums.spanCount === 0 ? null : sums.failedSpans / sums.spanCount;
+          break;
+        case "cost":
+          values.cost = sums.cost;
+          break;
+        case "inputTokens":
+          values.inputTokens = sums.inputTokens;
+          break;
+        case "outputTokens":
+          values.outputTokens = sums.outputTokens;
+          break;
+        case "scoreCount":
+          values.scoreCount = sums.scoreCount;
+          break;
+        case "scoreAverage":
+          values.scoreAverage = sums.scoreCount === 0 ? null : sums.scoreSum / sums.scoreCount;
+          break;
+      }
+    }
+    return values;
+  };
 }
 
 const isAudience = (name: string): name is AudienceDimension =>
