@@ -21,6 +21,10 @@ const SPAN_DIMENSIONS = new Set<Dimension>(["model", "provider", "promptId", "de
 const SCORE_METRICS = new Set<MetricName>(["scoreCount", "scoreAverage"]);
 const PERCENTILES = { latencyP50: 0.5, latencyP90: 0.9, latencyP95: 0.95, latencyP99: 0.99 } as const;
 const ANSWERABLE_OPERATORS = new Set(["equals", "not-equals", "in", "not-in"]);
+/** The metrics whose value is a sum as it stands (the others are ratios or percentiles). */
+const SUMMED_METRICS = ["traceCount", "spanCount", "cost", "inputTokens", "outputTokens", "scoreCount"] as const;
+const isSummed = (metric: MetricName): metric is (typeof SUMMED_METRICS)[number] =>
+  (SUMMED_METRICS as readonly string[]).includes(metric);
 /** The summed columns of the span rollups, each read only when a metric needs it. */
 const SUM_COLUMNS = ["spanCount", "failedSpans", "cost", "inputTokens", "outputTokens"] as const;
 
@@ -478,32 +482,10 @@ function valuesReader(metrics: readonly MetricName[]): (sums: Sums, histogram: H
       }
     }
     for (const metric of metrics) {
-      switch (metric) {
-        case "traceCount":
-          values.traceCount = sums.traceCount;
-          break;
-        case "spanCount":
-          values.spanCount = sums.spanCount;
-          break;
-        case "errorRate":
-          values.errorRate = sums.spanCount === 0 ? null : sums.failedSpans / sums.spanCount;
-          break;
-        case "cost":
-          values.cost = sums.cost;
-          break;
-        case "inputTokens":
-          values.inputTokens = sums.inputTokens;
-          break;
-        case "outputTokens":
-          values.outputTokens = sums.outputTokens;
-          break;
-        case "scoreCount":
-          values.scoreCount = sums.scoreCount;
-          break;
-        case "scoreAverage":
-          values.scoreAverage = sums.scoreCount === 0 ? null : sums.scoreSum / sums.scoreCount;
-          break;
-      }
+      if (metric === "errorRate") values.errorRate = sums.spanCount === 0 ? null : sums.failedSpans / sums.spanCount;
+      else if (metric === "scoreAverage") {
+        values.scoreAverage = sums.scoreCount === 0 ? null : sums.scoreSum / sums.scoreCount;
+      } else if (isSummed(metric)) values[metric] = sums[metric];
     }
     return values;
   };
