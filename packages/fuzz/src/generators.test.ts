@@ -1,12 +1,14 @@
 /** The generator's own mechanics: slots found from the spec, mutations applied as described, JSON text as meant. */
 
 import { requestBodyOf } from "@pharos/conformance/spec";
+import * as fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { applyMutations } from "./body/body-mutations.ts";
 import { slotsOf } from "./body/slots.ts";
 import { percentEncode } from "./requests/url-text.ts";
-import { bundle, operationShapes, UNFUZZED_MEDIA_TYPES } from "./spec.ts";
+import { bundle, operationShapes, resolve, type SchemaObject, UNFUZZED_MEDIA_TYPES } from "./spec.ts";
 import { RawJson, toJsonText, type Value } from "./values/json-value.ts";
+import { valuesFor } from "./values/schema-values.ts";
 
 const shape = (operationId: string) => {
   const found = operationShapes.find((s) => s.operationId === operationId);
@@ -59,6 +61,21 @@ describe("applyMutations", () => {
     ]);
     expect(toJsonText(mutated)).toBe('{"icon":{"type":"emoji","value":1},"__proto__":{"polluted":true}}');
     expect(body).toEqual({ title: "t", icon: { type: "emoji", value: "x" } });
+  });
+});
+
+describe("valuesFor", () => {
+  it("fills an array at and beyond a large maxItems with empty items, so the count, not the body limit, is tested", () => {
+    const { schema, example } = shape("exportOtelTraces");
+    const field = (resolve(schema).properties as Record<string, SchemaObject>).resourceSpans as SchemaObject;
+    const current = (example as { resourceSpans: Value }).resourceSpans;
+    const drawn = fc.sample(valuesFor(field, { current }), { numRuns: 300, seed: 1 });
+    const counts = new Set(drawn.filter(Array.isArray).map((value) => value.length));
+    expect(counts).toContain(100_000);
+    expect(counts).toContain(100_001);
+    for (const value of drawn) expect(toJsonText(value).length).toBeLessThan(32 * 1024 * 1024);
+    // Small counts keep the valid item.
+    expect(drawn).toContainEqual(current);
   });
 });
 
