@@ -24,7 +24,15 @@ export type SpanInput = Omit<schemas.LogSpanInput, "content">;
 export const uniqueTags = (tags: readonly string[] = []) => [...new Set(tags)];
 
 export function toSpanRow(
-  owner: { id: string; workspaceId: string; projectId: string; traceId: string; now: number },
+  owner: {
+    id: string;
+    workspaceId: string;
+    projectId: string;
+    traceId: string;
+    now: number;
+    /** The span's origin (OTLP's resource, scope and kind: otel/span-origins.ts), when it has one. */
+    originId?: string | null;
+  },
   span: SpanInput,
   content: CheckedContent,
 ): SpanRow {
@@ -57,7 +65,7 @@ export function toSpanRow(
     events: toJson(span.events ?? []),
     createdAt: owner.now,
     updatedAt: owner.now,
-    originId: null,
+    originId: owner.originId ?? null,
   };
 }
 
@@ -120,7 +128,10 @@ export const tagRow = (owner: Owner, tag: string): TagRow => ({
 export const tagRows = (owner: Owner, tags: readonly string[]) => tags.map((tag) => tagRow(owner, tag));
 
 /** The attribute and tag rows of a stored span. */
-export function spanIndexRows(span: SpanRow, input: SpanInput): { attributes: AttributeRow[]; tags: TagRow[] } {
+export function spanIndexRows(
+  span: SpanRow,
+  input: Pick<SpanInput, "attributes" | "tags">,
+): { attributes: AttributeRow[]; tags: TagRow[] } {
   const owner: Owner = { projectId: span.projectId, ownerKind: "span", ownerId: span.id, startedAt: span.startedAt };
   return { attributes: attributeRows(owner, input.attributes), tags: tagRows(owner, uniqueTags(input.tags)) };
 }

@@ -329,7 +329,7 @@ async function newTracesInserts(
       spans: audienceSpans(rows),
     });
     for (const [index, span] of unique.entries()) {
-      const indexRows = spanIndexRows(rows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
+      const indexRows = spanIndexRows(rows[index] as SpanRow, { attributes: span.origin.own, tags: span.input.tags });
       attributes.push(...indexRows.attributes);
       tags.push(...indexRows.tags);
       origins.add(span.origin.originRows);
@@ -357,7 +357,7 @@ function spanRowOf(
   owner: { workspaceId: string; projectId: string; traceId: string; now: number },
   span: TraceGroup["spans"][number],
 ): SpanRow {
-  return { ...toSpanRow({ ...owner, id: span.id }, span.input, span.content), originId: span.origin.originId };
+  return toSpanRow({ ...owner, id: span.id, originId: span.origin.originId }, span.input, span.content);
 }
 
 /**
@@ -435,7 +435,7 @@ async function storeTrace(
   const tags = [];
   const origins = new Set<OriginAttributeRow[]>();
   for (const [index, span] of accepted.entries()) {
-    const rows = spanIndexRows(spanRows[index] as SpanRow, { ...span.input, attributes: span.origin.own });
+    const rows = spanIndexRows(spanRows[index] as SpanRow, { attributes: span.origin.own, tags: span.input.tags });
     attributes.push(...rows.attributes);
     tags.push(...rows.tags);
     origins.add(span.origin.originRows);
