@@ -36,8 +36,11 @@ interface Sums {
   cost: number;
   inputTokens: number;
   outputTokens: number;
-  /** A point's stored latency histograms, read when its percentiles are (the totals add its points'). */
-  histogramTexts: string[];
+  /**
+   * A point's stored latency histograms, joined by ";" ("" for none), read when its percentiles are (the totals
+   * add its points'). Mostly one per point: a string, not an array per point.
+   */
+  histograms: string;
   scoreCount: number;
   scoreSum: number;
 }
@@ -49,7 +52,7 @@ const emptySums = (): Sums => ({
   cost: 0,
   inputTokens: 0,
   outputTokens: 0,
-  histogramTexts: [],
+  histograms: "",
   scoreCount: 0,
   scoreSum: 0,
 });
@@ -180,12 +183,13 @@ export async function searchLogMetrics(
   if (promptId !== undefined) await requirePromptsOfProject(ctx, project.id, [promptId]);
   const environments = await environmentsOf(ctx, project.id, groupBy, deploymentEnvironmentId);
 
+  // A group's id is the values of its key (idPart); its key object is built from its first row only: the rows
+  // of a query number thousands, its groups a few.
   const groups: Groups = new Map();
-  const add = (key: GroupKey, start: number, row: RolledUp) => {
-    const id = JSON.stringify(key);
+  const add = <Row extends RolledUp>(id: string, keyOf: (row: Row) => GroupKey, start: number, row: Row) => {
     let group = groups.get(id);
     if (!group) {
-      group = { key, totals: emptySums(), series: new Map() };
+      group = { key: keyOf(row), totals: emptySums(), series: new Map() };
       groups.set(id, group);
     }
     let point = group.series.get(start);
@@ -195,7 +199,10 @@ export async function searchLogMetrics(
     }
     addRow(group.totals, row);
     addRow(point, row);
-    if (row.latencyHistograms) point.histogramTexts.push(row.latencyHistograms);
+    if (row.latencyHistograms) {
+      point.histograms =
+        point.histograms === "" ? row.latencyHistograms : `${point.histograms};${row.latencyHistograms}`;
+    }
   };
 
   // Users and sessions may number thousands per hour: grouped by one, only the largest groups' rows are read.
@@ -208,10 +215,9 @@ export async function searchLogMetrics(
   }
   if (traceQuery && audience.dimension !== undefined) {
     const rows = await audienceTraceRows(ctx, project.id, { bucket, from, to }, audience);
-    for (const row of rows) {
-      const key: GroupKey = groupBy.includes(audience.dimension) ? { [audience.dimension]: row.value || null } : {};
-      add(key, Number(row.bucketStart), row);
-    }
+    const dimension = groupBy.includes(audience.dimension) ? audience.dimension : undefined;
+    const keyOf = (row: (typeof rows)[number]): GroupKey => (dimension ? { [dimension]: row.value || null } : {});
+    for (const row of rows) add(dimension ? idPart(row.value || null) : "", keyOf, Number(row.bucketStart), row);
   } else if (traceQuery) {
     const rows = await ctx.db
       .selectFrom("logTraceRollups")
@@ -221,9 +227,11 @@ export async function searchLogMetrics(
       .where("bucketStart", ">=", from)
       .where("bucketStart", "<", to)
       .execute();
+    const grouped = groupBy.includes("traceName");
+    const keyOf = (row: (typeof rows)[number]): GroupKey => (grouped ? { traceName: row.traceName } : {});
     for (const row of rows) {
       if (!traceName.every((condition) => matches(condition, row.traceName))) continue;
-      add(groupBy.includes("traceName") ? { traceName: row.traceName } : {}, Number(row.bucketStart), row);
+      add(grouped ? idPart(row.traceName) : "", keyOf, Number(row.bucketStart), row);
     }
   } else {
     const columns = [
@@ -297,17 +305,21 @@ export async function searchLogMetrics(
       }
       rows = await select.execute();
     }
+    const keyed = groupBy.filter(
+      (dimension): dimension is Exclude<Dimension, "traceName" | "scoreName"> =>
+        dimension !== "traceName" && dimension !== "scoreName",
+    );
+    const keyValue = (row: (typeof rows)[number], dimension: (typeof keyed)[number]): string | null => {
+      if (dimension === "deploymentEnvironmentId") return environments.get(valueIn(row, "deploymentId")) ?? null;
+      const value = valueIn(row, dimension);
+      return value === "" ? null : value;
+    };
+    const keyOf = (row: (typeof rows)[number]): GroupKey =>
+      Object.fromEntries(keyed.map((dimension) => [dimension, keyValue(row, dimension)]));
     for (const row of rows) {
-      const key: GroupKey = {};
-      for (const dimension of groupBy) {
-        if (dimension === "deploymentEnvironmentId") {
-          key.deploymentEnvironmentId = environments.get(valueIn(row, "deploymentId")) ?? null;
-        } else if (dimension !== "traceName" && dimension !== "scoreName") {
-          const value = valueIn(row, dimension);
-          key[dimension] = value === "" ? null : value;
-        }
-      }
-      add(key, Number(row.bucketStart), row);
+      let id = "";
+      for (const dimension of keyed) id += idPart(keyValue(row, dimension));
+      add(id, keyOf, Number(row.bucketStart), row);
     }
   }
 
@@ -319,6 +331,12 @@ export async function searchLogMetrics(
   });
   return cut ? { ...answered, truncated: true } : answered;
 }
+
+/**
+ * A key value's part of its group's id: the value and U+0000, which no stored value holds; null is U+FFFF, so
+ * that groups of equal counts are ordered by their keys' values with none last.
+ */
+const idPart = (value: string | null) => `${value ?? "\uffff"}\u0000`;
 
 function addRow(sums: Sums, row: RolledUp): void {
   sums.traceCount += Number(row.traceCount ?? 0);
@@ -361,7 +379,7 @@ function answer(groups: Groups, count: (sums: Sums) => number, { bucket, from, t
         const sums = group.series.get(start) as Sums;
         if (count(sums) <= 0) continue;
         point.clear();
-        for (const text of sums.histogramTexts) addHistogramText(point, text);
+        if (sums.histograms !== "") addHistogramText(point, sums.histograms);
         addHistogram(totals, point);
         series.push({ start, values: valuesOf(sums, point) });
       }
