@@ -333,10 +333,10 @@ export async function searchLogMetrics(
 }
 
 /**
- * A key value's part of its group's id: the value and U+0000, which no stored value holds; null is U+FFFF, so
- * that groups of equal counts are ordered by their keys' values with none last.
+ * A key value's part of its group's id, one to one: U+0001, the value and U+0000 (which no stored value holds), or
+ * U+0002 U+0000 for none. Groups of equal counts are so ordered by their keys' values, with none last.
  */
-const idPart = (value: string | null) => `${value ?? "\uffff"}\u0000`;
+const idPart = (value: string | null) => (value === null ? "\u0002\u0000" : `\u0001${value}\u0000`);
 
 function addRow(sums: Sums, row: RolledUp): void {
   sums.traceCount += Number(row.traceCount ?? 0);
