@@ -296,6 +296,77 @@ describe.each(adapters.map((adapter) => [adapter.name, adapter] as const))("Writ
     expect(batcher.stats).toMatchObject({ batches: 1, transactions: 2, fallbacks: 0, jobs: 2 });
   });
 
+  /** An origin's rows as a write submits them (origins are not tied to a stored project). */
+  const originRows = (originId: string) => [
+    {
+      table: "logOriginAttributes" as const,
+      rows: [
+        {
+          projectId: "p-origins",
+          originId,
+          key: "otel.resource.service.name",
+          textValue: "svc",
+          numberValue: null,
+          booleanValue: null,
+        },
+      ],
+    },
+  ];
+  const storedOrigins = async () =>
+    (
+      await store.db
+        .selectFrom("logOriginAttributes")
+        .select("originId")
+        .where("projectId", "=", "p-origins")
+        .orderBy("originId")
+        .execute()
+    ).map((row) => row.originId);
+  const forget = (originId: string) =>
+    store.db
+      .deleteFrom("logOriginAttributes")
+      .where("projectId", "=", "p-origins")
+      .where("originId", "=", originId)
+      .execute();
+
+  it("stores an origin's rows once: after a commit, later jobs of the same origin leave them out", async () => {
+    const batcher = new WriteBatcher(store, { windowMs: 1 });
+    await batcher.submitInserts(originRows("o-1"));
+    expect(await storedOrigins()).toContain("o-1");
+    // Removed behind the batcher's back: a later job of the origin does not send its rows again.
+    await forget("o-1");
+    await batcher.submitInserts([...originRows("o-1"), ...insert("o-settings-1")]);
+    expect(await storedOrigins()).not.toContain("o-1");
+    expect(await stored("o-settings-")).toEqual(["o-settings-1"]);
+    // Another batcher (another process) knows nothing of it, and stores its rows.
+    await new WriteBatcher(store, { windowMs: 1 }).submitInserts(originRows("o-1"));
+    expect(await storedOrigins()).toContain("o-1");
+  });
+
+  it("does not take an origin for stored when its job was rolled back, or attached instead of inserting", async () => {
+    const batcher = new WriteBatcher(store, { windowMs: 1 });
+    await store.db.insertInto("settings").values({ key: "o-taken", value: "v" }).execute();
+    // Its rows fail on the duplicate setting: nothing of the job is stored, its origin included.
+    await expect(batcher.submitInserts([...originRows("o-2"), ...insert("o-taken")])).rejects.toSatisfy((error) =>
+      store.isUniqueViolation(error),
+    );
+    expect(await storedOrigins()).not.toContain("o-2");
+    await batcher.submitInserts(originRows("o-2"));
+    expect(await storedOrigins()).toContain("o-2");
+
+    // Of two jobs of a batch creating the same trace, the second runs its other work, which here stores
+    // nothing: its origin stays unknown.
+    const trace = [{ projectId: "p-origins", referenceId: "o-trace" }];
+    const batched = new WriteBatcher(store, { windowMs: 20 });
+    await Promise.all([
+      batched.submitNewTraces(insert("o-first"), trace, async () => undefined),
+      batched.submitNewTraces(originRows("o-3"), trace, async () => undefined),
+    ]);
+    expect(await stored("o-first")).toEqual(["o-first"]);
+    expect(await storedOrigins()).not.toContain("o-3");
+    await batched.submitInserts(originRows("o-3"));
+    expect(await storedOrigins()).toContain("o-3");
+  });
+
   it("acknowledges a job only once its batch is committed", async () => {
     const batcher = new WriteBatcher(store, { windowMs: 1 });
     const key = "d-1";

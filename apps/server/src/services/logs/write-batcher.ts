@@ -40,7 +40,7 @@ import type { Database } from "../../store/schema.ts";
 import type { Store } from "../../store/store.ts";
 import { isTransientConflict } from "../../store/transactions.ts";
 import { addNewTraces, type NewTraceRollups } from "../metrics/rollups.ts";
-import { addOriginAttributes } from "../otel/span-origins.ts";
+import { addOriginAttributes, StoredOrigins } from "../otel/span-origins.ts";
 
 /** The database work of one request, run on the batch's transaction (use only the handle it receives). */
 export type WriteWork<T> = (db: Kysely<Database>) => Promise<T>;
@@ -123,6 +123,8 @@ interface Job {
    * stored, or created by an earlier job of the batch, the job runs `otherwise` instead of inserting.
    */
   newTraces?: { references: readonly TraceReference[]; otherwise: WriteWork<unknown> };
+  /** Whether its last run was `otherwise` (so its rows were not inserted as they are). */
+  ranOtherwise?: boolean;
   bytes: number;
   resolve(value: unknown): void;
   reject(error: unknown): void;
@@ -152,6 +154,8 @@ export class WriteBatcher {
   private pendingJobs = 0;
   private pendingBytes = 0;
   private timer: NodeJS.Timeout | NodeJS.Immediate | undefined;
+  /** Span origins stored by this batcher's committed jobs: their rows are not inserted again. */
+  private readonly storedOrigins = new StoredOrigins();
   private running = false;
   /** Jobs of the previous batch: more than one means writers are concurrent, and waiting pays. */
   private lastBatchSize = 0;
@@ -279,10 +283,11 @@ export class WriteBatcher {
   private async insert(db: Kysely<Database>, inserts: Inserts): Promise<void> {
     for (const entry of inserts) {
       // The metrics rollups are deltas added to existing rows (several jobs share keys), not inserts; span
-      // origins' rows are stored once, by the first write of an origin.
+      // origins' rows are stored once, by the first write of an origin (and not sent again once committed).
       if (entry.table === "newTraceRollups") await addNewTraces(db, entry.rows);
-      else if (entry.table === "logOriginAttributes") await addOriginAttributes(db, entry.rows);
-      else await this.store.insertRows(db, entry.table, entry.rows);
+      else if (entry.table === "logOriginAttributes") {
+        await addOriginAttributes(db, this.storedOrigins.unknown(entry.rows));
+      } else await this.store.insertRows(db, entry.table, entry.rows);
     }
   }
 
@@ -344,7 +349,8 @@ export class WriteBatcher {
           if (merged) for (const index of inserting) results[index] = { ok: true, value: undefined };
         }
         for (const [index, job] of jobs.entries()) {
-          const work = attaching.has(index) ? (job.newTraces?.otherwise as WriteWork<unknown>) : job.work;
+          job.ranOtherwise = attaching.has(index);
+          const work = job.ranOtherwise ? (job.newTraces?.otherwise as WriteWork<unknown>) : job.work;
           results[index] ??= await this.inSavepoint(trx, work);
         }
         return results as Outcome[];
@@ -376,6 +382,7 @@ export class WriteBatcher {
   /** Runs the job in a transaction of its own (which runs it again should it lose a deadlock). */
   private async runAlone(job: Job): Promise<Outcome> {
     this.stats.transactions += 1;
+    job.ranOtherwise = false;
     try {
       return { ok: true, value: await this.store.transaction(this.store.db, job.work) };
     } catch (error) {
@@ -388,6 +395,13 @@ export class WriteBatcher {
     this.pendingJobs -= 1;
     this.pendingBytes -= job.bytes;
     this.lastBusyAt = performance.now();
+    // Settled after its transaction: a job whose inserts succeeded has its origins' rows committed (inserted by
+    // it or found stored). Its other work may have stored no span, and so no origin.
+    if (outcome.ok && !job.ranOtherwise) {
+      for (const entry of job.inserts ?? []) {
+        if (entry.table === "logOriginAttributes") this.storedOrigins.committed(entry.rows);
+      }
+    }
     if (outcome.ok) job.resolve(outcome.value);
     else job.reject(outcome.error);
   }

@@ -191,6 +191,10 @@ export async function exportOtelTraces(
  * a native write requires; otherwise they stay attributes only. Never a rejection: an exporter cannot act on one.
  */
 async function linkPrompts(ctx: ServiceContext, groups: Map<string, TraceGroup>): Promise<void> {
+  const names = (span: TraceGroup["spans"][number]) =>
+    span.promptReference !== undefined || span.deploymentReference !== undefined;
+  // Most exports name none: they pay no lookup.
+  if (![...groups.values()].some((group) => group.spans.some(names))) return;
   const byProject = new Map<string, { prompts: Set<string>; deployments: Set<string> }>();
   for (const group of groups.values()) {
     const named = byProject.get(group.projectId) ?? { prompts: new Set<string>(), deployments: new Set<string>() };

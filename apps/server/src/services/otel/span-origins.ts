@@ -71,6 +71,35 @@ function originOf(projectId: string, entries: readonly OriginEntry[]) {
   return { originId, originRows };
 }
 
+/** The most origins a process remembers as stored; past it, it starts over (and stores each once more). */
+const MAX_REMEMBERED_ORIGINS = 10_000;
+
+const originKey = (row: Insertable<OriginAttributeRow>) => `${row.projectId}\n${row.originId}`;
+
+/**
+ * The origins whose rows this process has stored and seen committed. A write of an origin it knows leaves that
+ * origin's rows out: they are in the database already, since an origin's rows never change and are deleted
+ * only with their project. Only a committed write adds to it, so a rolled-back one leaves nothing marked stored.
+ */
+export class StoredOrigins {
+  private readonly keys = new Set<string>();
+
+  /** The rows of origins not known to be stored. */
+  unknown(rows: readonly Insertable<OriginAttributeRow>[]): Insertable<OriginAttributeRow>[] {
+    return rows.filter((row) => !this.keys.has(originKey(row)));
+  }
+
+  /** Marks the rows' origins stored: call once the rows' transaction has committed. */
+  committed(rows: readonly Insertable<OriginAttributeRow>[]): void {
+    for (const row of rows) {
+      const key = originKey(row);
+      if (this.keys.has(key)) continue;
+      if (this.keys.size >= MAX_REMEMBERED_ORIGINS) this.keys.clear();
+      this.keys.add(key);
+    }
+  }
+}
+
 const CHUNK = 500;
 const ORIGIN_KEY = ["projectId", "key", "originId"] as const;
 
