@@ -28,34 +28,31 @@ const isSummed = (metric: MetricName): metric is (typeof SUMMED_METRICS)[number]
 /** The summed columns of the span rollups, each read only when a metric needs it. */
 const SUM_COLUMNS = ["spanCount", "failedSpans", "cost", "inputTokens", "outputTokens"] as const;
 
+/*
+ * A query's thousands of per-point objects (sums, values, series entries) are made by constructors, not
+ * literals. V8 tracks where object and array literals are allocated, and when a young-generation collection
+ * falls in a query and finds all of one such site's objects alive, it allocates that site's objects in the old
+ * generation from then on, for the life of the process. Each query then left ~1 MB there (with the strings its
+ * points refer to), for a full collection every ~200 queries to find, each slowing a few queries two- to
+ * threefold: most of the metrics bench's p99 (ADR 0017). Objects made by `new` are not tracked so.
+ */
+
 /** Sums of one group in one bucket (or over the window). */
-interface Sums {
-  traceCount: number;
-  spanCount: number;
-  failedSpans: number;
-  cost: number;
-  inputTokens: number;
-  outputTokens: number;
+class Sums {
+  traceCount = 0;
+  spanCount = 0;
+  failedSpans = 0;
+  cost = 0;
+  inputTokens = 0;
+  outputTokens = 0;
   /**
    * A point's stored latency histograms, joined by ";" ("" for none), read when its percentiles are (the totals
    * add its points'). Mostly one per point: a string, not an array per point.
    */
-  histograms: string;
-  scoreCount: number;
-  scoreSum: number;
+  histograms = "";
+  scoreCount = 0;
+  scoreSum = 0;
 }
-
-const emptySums = (): Sums => ({
-  traceCount: 0,
-  spanCount: 0,
-  failedSpans: 0,
-  cost: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  histograms: "",
-  scoreCount: 0,
-  scoreSum: 0,
-});
 
 /** A row of sums read from a rollup table (PostgreSQL's sums of bigints are numeric: read as text). */
 interface RolledUp {
@@ -189,12 +186,12 @@ export async function searchLogMetrics(
   const add = <Row extends RolledUp>(id: string, keyOf: (row: Row) => GroupKey, start: number, row: Row) => {
     let group = groups.get(id);
     if (!group) {
-      group = { key: keyOf(row), totals: emptySums(), series: new Map() };
+      group = { key: keyOf(row), totals: new Sums(), series: new Map() };
       groups.set(id, group);
     }
     let point = group.series.get(start);
     if (!point) {
-      point = emptySums();
+      point = new Sums();
       group.series.set(start, point);
     }
     addRow(group.totals, row);
@@ -381,7 +378,7 @@ function answer(groups: Groups, count: (sums: Sums) => number, { bucket, from, t
         point.clear();
         if (sums.histograms !== "") addHistogramText(point, sums.histograms);
         addHistogram(totals, point);
-        series.push({ start, values: valuesOf(sums, point) });
+        series.push(new SeriesPoint(start, valuesOf(sums, point)));
       }
       return { key: group.key, totals: valuesOf(group.totals, totals), series };
     }),
@@ -433,13 +430,13 @@ async function scoreMetrics(ctx: ServiceContext, projectId: string, window: Wind
   for (const row of rows) {
     let group = groups.get(row.scoreName);
     if (!group) {
-      group = { key: { scoreName: row.scoreName }, totals: emptySums(), series: new Map() };
+      group = { key: { scoreName: row.scoreName }, totals: new Sums(), series: new Map() };
       groups.set(row.scoreName, group);
     }
     const start = Number(row.bucketStart);
     let point = group.series.get(start);
     if (!point) {
-      point = emptySums();
+      point = new Sums();
       group.series.set(start, point);
     }
     for (const sums of [group.totals, point]) {
@@ -487,12 +484,23 @@ async function environmentsOf(
   return new Map(deployments.map((row) => [row.id, row.deploymentEnvironmentId]));
 }
 
+/** A point's or group's values: the asked metrics' (see Sums on why a class). */
+class PointValues {}
+
+/** A point of a group's series. */
+class SeriesPoint {
+  constructor(
+    readonly start: number,
+    readonly values: Values,
+  ) {}
+}
+
 /** The values of the asked metrics of a group or point, its percentiles read off its merged histogram. */
 function valuesReader(metrics: readonly MetricName[]): (sums: Sums, histogram: Histogram) => Values {
   const wanted = metrics.filter((metric) => metric in PERCENTILES) as (keyof typeof PERCENTILES)[];
   const quantiles = wanted.map((metric) => PERCENTILES[metric]);
   return (sums, histogram) => {
-    const values: Values = {};
+    const values: Values = new PointValues();
     if (wanted.length > 0) {
       const read = percentiles(histogram, quantiles);
       for (let index = 0; index < wanted.length; index++) {
