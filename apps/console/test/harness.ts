@@ -36,7 +36,7 @@ export interface ConsoleWorld {
   scratch: ScratchStore;
   /** A call to the public API with the full key; throws on any status of 300 or more. */
   api<T = any>(method: string, path: string, body?: unknown): Promise<T>;
-  /** A fresh tab (its own session storage) that records CSP violations and page errors in `problems`. */
+  /** A fresh tab (its own session storage) that records the console's CSP violations and page errors in `problems`. */
   newPage(): Promise<{ page: Page; problems: string[] }>;
   close(): Promise<void>;
 }
@@ -80,7 +80,11 @@ export async function startConsoleWorld(
     const problems: string[] = [];
     page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
     page.on("console", (message) => {
-      if (message.type() === "error" && /Content Security Policy/i.test(message.text())) problems.push(message.text());
+      if (message.type() !== "error" || !/Content Security Policy/i.test(message.text())) return;
+      // Where the blocked action came from: a console script's URL, or none for a script the test itself ran
+      // through the DevTools protocol (axe-core's checks), whose doings are not the console's.
+      const { url, lineNumber } = message.location();
+      if (url !== "") problems.push(`${message.text()} (${url}:${lineNumber})`);
     });
     return { page, problems };
   }
